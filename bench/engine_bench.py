@@ -1,0 +1,156 @@
+"""Engine benchmark: upsert throughput and keyword retrieval latency on real libSQL files.
+
+Prints a table; asserts nothing about time (this machine is noisy). Each figure
+comes with a baseline measured in the same process on the same file:
+- upserts: the engine's upsert (select + insert/update in one transaction, with
+  validation and FTS triggers) vs a bare ``INSERT`` + commit through ``libsql``;
+- retrieval: the engine's full hybrid retrieval (query parsing, owner/expiry/
+  retention filters, BM25, recent fill, budget walk, hit counter) vs the bare
+  FTS5 ``MATCH ... ORDER BY bm25`` of the same terms with no filters.
+
+Run: ``make bench`` or ``.venv/bin/python bench/engine_bench.py [--queries N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from engram import Config, Engine
+from engram.models import MemoryCreate, RetrievalRequest, Strategy
+from engram.storage import Database, apply_migrations
+from engram.storage.fts import build_match
+
+WORDS = (
+    "python typescript rust postgres redis kafka docker kubernetes terraform lambda "
+    "react vue svelte django fastapi flask pandas numpy pytorch editor vim emacs helix "
+    "coffee tea running cycling hiking climbing guitar piano jazz rock travel japan "
+    "italy berlin paris tokyo cat dog garden cooking pasta curry sushi budget deadline "
+    "meeting release testing review deploy staging production monitoring alerts oncall "
+    "database schema migration index query cache latency throughput memory storage "
+    "friday monday morning evening weekend holiday birthday sister brother daughter son "
+    "project client invoice contract design sprint roadmap feature bug incident backup"
+).split()
+
+
+def sentence(rng: random.Random) -> str:
+    # Zipf-like: a few words are common, most are rare, as in real text.
+    words = [WORDS[min(int(rng.paretovariate(1.2)) - 1, len(WORDS) - 1)] for _ in range(6)]
+    words += rng.sample(WORDS, 4)
+    rng.shuffle(words)
+    return "User mentioned " + " ".join(words)
+
+
+def percentile(values: list[float], p: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1]
+
+
+def open_engine(path: Path) -> Engine:
+    url = f"file:{path}"
+    db = Database(url)
+    apply_migrations(db)
+    return Engine(db, Config(db_url=url))
+
+
+def bench_upserts(tmp: Path, n: int, rng: random.Random) -> tuple[float, float]:
+    engine = open_engine(tmp / "upserts.db")
+    items = [
+        MemoryCreate(api_key_id="k1", key=f"fact:{i % (n // 2)}", content=sentence(rng))
+        for i in range(n)
+    ]  # half of them hit an existing key: a real mix of inserts and in-place updates
+    start = time.perf_counter()
+    for item in tqdm(items, desc="single upserts", unit="op", leave=False):
+        engine.memories.upsert(item)
+    engine_rate = n / (time.perf_counter() - start)
+
+    db = engine.db
+    db.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, content TEXT)")
+    start = time.perf_counter()
+    for item in items:
+        db.execute("INSERT INTO raw (content) VALUES (?)", (item.content,))
+    raw_rate = n / (time.perf_counter() - start)
+    engine.close()
+    return engine_rate, raw_rate
+
+
+def fill(engine: Engine, total: int, for_key: int, rng: random.Random) -> None:
+    owners = ["k1"] * for_key + [f"other{i % 9}" for i in range(total - for_key)]
+    rng.shuffle(owners)
+    batch = 1000
+    with tqdm(total=total, desc=f"ingest {total:,}", unit="mem", leave=False) as bar:
+        for start in range(0, total, batch):
+            chunk = owners[start : start + batch]
+            engine.memories.upsert_many(
+                [
+                    MemoryCreate(api_key_id=o, key=f"m:{start + i}", content=sentence(rng))
+                    for i, o in enumerate(chunk)
+                ]
+            )
+            bar.update(len(chunk))
+
+
+def bench_retrieval(engine: Engine, queries: list[str]) -> tuple[list[float], list[float]]:
+    engine_ms, raw_ms = [], []
+    request = RetrievalRequest  # bound once: building the model is part of the measured path
+    for q in queries[:20]:  # warm the page cache and statement caches
+        engine.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
+    for q in tqdm(queries, desc="queries", unit="q", leave=False):
+        t0 = time.perf_counter()
+        engine.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
+        t1 = time.perf_counter()
+        engine.db.query(
+            "SELECT rowid, bm25(memory_fts) AS r FROM memory_fts WHERE memory_fts MATCH ?"
+            " ORDER BY r LIMIT 20",
+            (build_match(q),),
+        )
+        t2 = time.perf_counter()
+        engine_ms.append((t1 - t0) * 1000)
+        raw_ms.append((t2 - t1) * 1000)
+    return engine_ms, raw_ms
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--upserts", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    queries = [
+        "what did the user say about " + " ".join(rng.sample(WORDS, 3)) for _ in range(args.queries)
+    ]
+
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        engine_rate, raw_rate = bench_upserts(tmp, args.upserts, rng)
+        rows = []
+        for total, for_key in [(1_000, 1_000), (10_000, 10_000), (100_000, 10_000)]:
+            engine = open_engine(tmp / f"r{total}.db")
+            fill(engine, total, for_key, rng)
+            engine_ms, raw_ms = bench_retrieval(engine, queries)
+            rows.append((total, for_key, engine_ms, raw_ms))
+            engine.close()
+
+    print(f"\nupserts ({args.upserts:,} single calls, half updates, one transaction each)")
+    print(f"  engine upsert      {engine_rate:10,.0f} /s")
+    print(f"  bare INSERT+commit {raw_rate:10,.0f} /s   (engine = {engine_rate / raw_rate:.2f}x)")
+    print(f"\nhybrid keyword retrieval, {args.queries} queries, p50 / p95 in ms")
+    header = f"{'memories':>9} {'for key':>8} | {'engine p50':>10} {'p95':>7} |"
+    print(header + f" {'bare FTS p50':>12} {'p95':>7} | {'p50 ratio':>9}")
+    for total, for_key, engine_ms, raw_ms in rows:
+        e50, e95 = percentile(engine_ms, 50), percentile(engine_ms, 95)
+        r50, r95 = percentile(raw_ms, 50), percentile(raw_ms, 95)
+        print(
+            f"{total:>9,} {for_key:>8,} | {e50:>10.2f} {e95:>7.2f} | {r50:>12.2f} {r95:>7.2f}"
+            f" | {e50 / r50:>8.1f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""Engram's engine: persistent memory for OpenAI-compatible chat applications.
+
+Free of AWS and HTTP framework imports: handlers in ``functions/`` and the
+glue in ``shared/`` adapt it to Lambda and FastAPI.
+"""
+
+from .config import Config
+from .engine import Engine
+from .errors import (
+    AuthenticationError,
+    ConflictError,
+    EngramError,
+    InvalidInputError,
+    MigrationError,
+    NotFoundError,
+    StorageError,
+    UnavailableError,
+)
+from .extraction import ExtractedFact, extract_facts
+from .injection import format_memories, inject, provider_supports_system
+from .settings import MemorySettings, MemorySettingsUpdate
+from .tokens import estimate_tokens
+from .wiring import build_engine, open_engine, reset_engines
+
+__all__ = [
+    "AuthenticationError",
+    "Config",
+    "ConflictError",
+    "Engine",
+    "EngramError",
+    "ExtractedFact",
+    "InvalidInputError",
+    "MemorySettings",
+    "MemorySettingsUpdate",
+    "MigrationError",
+    "NotFoundError",
+    "StorageError",
+    "UnavailableError",
+    "build_engine",
+    "estimate_tokens",
+    "extract_facts",
+    "format_memories",
+    "inject",
+    "open_engine",
+    "provider_supports_system",
+    "reset_engines",
+]

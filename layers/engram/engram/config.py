@@ -1,0 +1,57 @@
+"""Deployment configuration: the one settings object read from the environment.
+
+Environment variable names live here and nowhere else. The engine itself never
+reads ``os.environ``: the edge (CLI, Lambda handler) calls ``Config()`` once and
+hands the object to :func:`engram.wiring.build_engine`.
+
+Deployment settings use the ``ENGRAM_`` prefix; the engine's tuning knobs keep
+the reference system's ``MEMORY_*`` names so its documentation still applies.
+Per-tenant behaviour (enabled, budget, strategy...) is not here: it is stored in
+the database (:mod:`engram.settings`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Config"]
+
+
+class Config(BaseSettings):
+    model_config = SettingsConfigDict(
+        extra="ignore", frozen=True, populate_by_name=True, env_ignore_empty=True
+    )
+
+    # Storage. `file:<path>` (embedded), `:memory:`, or `libsql://` / `https://` for a
+    # remote libSQL server such as Turso, authenticated with the token.
+    db_url: str = Field("file:.engram/engram.db", alias="ENGRAM_DB_URL")
+    db_auth_token: SecretStr | None = Field(None, alias="ENGRAM_DB_AUTH_TOKEN")
+    data_dir: Path = Field(Path(".engram"), alias="ENGRAM_DATA_DIR")
+
+    # Edges.
+    admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")
+    upstream_base_url: str | None = Field(None, alias="ENGRAM_UPSTREAM_BASE_URL")
+    upstream_api_key: SecretStr | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY")
+    extraction_queue_url: str | None = Field(None, alias="ENGRAM_EXTRACTION_QUEUE_URL")
+    embedding_queue_url: str | None = Field(None, alias="ENGRAM_EMBEDDING_QUEUE_URL")
+
+    # How long a process trusts its cached copy of the stored settings. Writes made
+    # through this process invalidate at once; the TTL bounds how long another
+    # process (another Lambda instance) can serve stale settings.
+    settings_cache_ttl_s: float = Field(5.0, ge=0, le=3600, alias="ENGRAM_SETTINGS_CACHE_TTL_S")
+
+    # Engine tuning knobs (reference names).
+    rrf_k: int = Field(60, ge=1, le=10_000, alias="MEMORY_RRF_K")
+    vec_top_k: int = Field(20, ge=1, le=200, alias="MEMORY_VEC_TOP_K")
+    vec_quantization: Literal["none", "int8"] = Field("none", alias="MEMORY_VEC_QUANTIZATION")
+    embedding_cache_max: int = Field(1000, ge=0, le=1_000_000, alias="MEMORY_EMBEDDING_CACHE_MAX")
+    embedding_cache_ttl_ms: int = Field(
+        300_000, ge=0, le=86_400_000, alias="MEMORY_EMBEDDING_CACHE_TTL_MS"
+    )
+    transformers_model: str = Field("all-MiniLM-L6-v2", alias="MEMORY_TRANSFORMERS_MODEL")
+    static_model: str = Field("potion-base-8M", alias="MEMORY_STATIC_MODEL")
+    static_cache_dir: Path | None = Field(None, alias="MEMORY_STATIC_CACHE_DIR")

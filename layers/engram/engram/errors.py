@@ -1,0 +1,67 @@
+"""Engram's one error hierarchy.
+
+Every failure the engine reports is an ``EngramError``; adapters wrap the
+exceptions of the libraries they call (``raise StorageError(...) from exc``) so
+callers never depend on a driver's exception types. The HTTP edge maps these
+classes to status codes in exactly one place; nobody matches on messages.
+
+    EngramError
+    ├── InvalidInputError      bad input from a caller (HTTP 4xx)
+    │   └── ConflictError      the input collides with stored state (409)
+    ├── NotFoundError          a named thing does not exist (404)
+    ├── AuthenticationError    missing or wrong credentials (401)
+    ├── StorageError           the database failed or is unreachable
+    │   └── MigrationError     the schema could not be brought up to date
+    └── UnavailableError       an optional dependency (FTS, vectors, upstream) is not usable
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuthenticationError",
+    "ConflictError",
+    "EngramError",
+    "InvalidInputError",
+    "MigrationError",
+    "NotFoundError",
+    "StorageError",
+    "UnavailableError",
+]
+
+
+class EngramError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        # The input field the error is about, when there is one, so the edge can name it.
+        self.field = field
+
+
+class InvalidInputError(EngramError):
+    """The caller sent something the engine refuses."""
+
+
+class ConflictError(InvalidInputError):
+    """The input is valid on its own but collides with what is stored."""
+
+
+class NotFoundError(EngramError):
+    """The requested memory, key or resource does not exist (for this owner)."""
+
+
+class AuthenticationError(EngramError):
+    """Credentials are missing, unknown or revoked."""
+
+
+class StorageError(EngramError):
+    """The database rejected a statement or could not be reached."""
+
+
+class MigrationError(StorageError):
+    """A schema migration failed or a recorded migration no longer matches its file."""
+
+
+class UnavailableError(EngramError):
+    """A tier or dependency is not available; callers degrade instead of failing."""

@@ -1,0 +1,81 @@
+"""Injecting retrieved memories into an OpenAI-style chat request.
+
+``inject`` returns a new request and never mutates its input. Providers that
+accept a system role get a system message *before* any existing one (so the
+application's own system prompt, coming later, keeps precedence); providers
+that reject the role get the text as the first user message. The cache-safe
+mode appends to the first system message instead, leaving the prompt prefix
+(and so the provider's prompt cache) intact.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .models import Memory
+
+__all__ = [
+    "MEMORY_HEADER",
+    "PROVIDERS_WITHOUT_SYSTEM_ROLE",
+    "format_memories",
+    "inject",
+    "provider_supports_system",
+]
+
+MEMORY_HEADER = "Memory context:"
+# These providers answer 400 to a system message (the reference's issue #1701 for GLM).
+PROVIDERS_WITHOUT_SYSTEM_ROLE = frozenset(
+    {"o1", "o1-mini", "o1-preview", "glm", "glmt", "glm-cn", "zai", "qianfan"}
+)
+
+
+def provider_supports_system(provider: str | None) -> bool:
+    """Unknown providers are assumed to accept a system message."""
+    return (provider or "").strip().lower() not in PROVIDERS_WITHOUT_SYSTEM_ROLE
+
+
+def format_memories(memories: Sequence[Memory]) -> str:
+    """``Memory context:`` then one memory per line, labelled with its category."""
+    lines = [MEMORY_HEADER]
+    for memory in memories:
+        category = memory.metadata.get("category")
+        text = " ".join(memory.content.split())
+        lines.append(f"- {category}: {text}" if isinstance(category, str) else f"- {text}")
+    return "\n".join(lines)
+
+
+def inject(
+    request: Mapping[str, Any],
+    memories: Sequence[Memory],
+    provider: str | None,
+    *,
+    cache_safe: bool = False,
+) -> dict[str, Any]:
+    """A copy of ``request`` with the memories added to its messages."""
+    result = copy.deepcopy(dict(request))
+    messages = result.get("messages")
+    if not memories or not isinstance(messages, list):
+        return result
+    text = format_memories(memories)
+    if not provider_supports_system(provider):
+        result["messages"] = [{"role": "user", "content": text}, *messages]
+        return result
+    if cache_safe:
+        for message in messages:
+            if isinstance(message, dict) and message.get("role") == "system":
+                _append_text(message, text)
+                return result
+    result["messages"] = [{"role": "system", "content": text}, *messages]
+    return result
+
+
+def _append_text(message: dict[str, Any], text: str) -> None:
+    content = message.get("content")
+    if isinstance(content, list):
+        message["content"] = [*content, {"type": "text", "text": text}]
+    elif isinstance(content, str) and content:
+        message["content"] = f"{content}\n\n{text}"
+    else:
+        message["content"] = text

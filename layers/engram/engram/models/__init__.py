@@ -1,0 +1,46 @@
+"""The engine's typed models (pydantic), split by direction."""
+
+from .common import (
+    GLOBAL_OWNER,
+    MAX_CONTENT_BYTES,
+    MAX_METADATA_BYTES,
+    ApiModel,
+    MemoryType,
+    Scope,
+    Strategy,
+)
+from .keys import ApiKey, ApiKeyCreate, ApiKeyCreated
+from .memory import (
+    Memory,
+    MemoryCreate,
+    MemoryImport,
+    MemoryPage,
+    MemoryQuery,
+    MemoryStats,
+    MemoryUpdate,
+)
+from .retrieval import Resolution, RetrievalRequest, RetrievalResult, RetrievedMemory
+
+__all__ = [
+    "GLOBAL_OWNER",
+    "MAX_CONTENT_BYTES",
+    "MAX_METADATA_BYTES",
+    "ApiKey",
+    "ApiKeyCreate",
+    "ApiKeyCreated",
+    "ApiModel",
+    "Memory",
+    "MemoryCreate",
+    "MemoryImport",
+    "MemoryPage",
+    "MemoryQuery",
+    "MemoryStats",
+    "MemoryType",
+    "MemoryUpdate",
+    "Resolution",
+    "RetrievalRequest",
+    "RetrievalResult",
+    "RetrievedMemory",
+    "Scope",
+    "Strategy",
+]

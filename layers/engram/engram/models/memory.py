@@ -1,0 +1,129 @@
+"""Memory models, split by direction: what callers send, what the engine returns."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Self
+
+from pydantic import ConfigDict, Field, model_validator
+
+from .common import (
+    ApiKeyId,
+    ApiModel,
+    Content,
+    MemoryKey,
+    MemoryType,
+    Metadata,
+    SessionId,
+    UtcDatetime,
+)
+
+__all__ = [
+    "Memory",
+    "MemoryCreate",
+    "MemoryImport",
+    "MemoryPage",
+    "MemoryQuery",
+    "MemoryStats",
+    "MemoryUpdate",
+]
+
+_FORBID = ConfigDict(extra="forbid")
+
+
+class MemoryCreate(ApiModel):
+    """A new memory. An existing ``(apiKeyId, key)`` is updated in place instead."""
+
+    model_config = _FORBID
+
+    api_key_id: ApiKeyId
+    content: Content
+    key: MemoryKey | None = Field(
+        None, description="Stable upsert key; derived from the content when omitted"
+    )
+    type: MemoryType = MemoryType.FACTUAL
+    session_id: SessionId | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    expires_at: UtcDatetime | None = None
+
+
+class MemoryImport(MemoryCreate):
+    """A memory as exported: identity and timestamps are kept so a round trip is exact."""
+
+    id: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")] | None = (
+        None
+    )
+    created_at: UtcDatetime | None = None
+    updated_at: UtcDatetime | None = None
+
+
+class MemoryUpdate(ApiModel):
+    """Fields to change; omitted fields stay. ``metadata`` replaces the stored object."""
+
+    model_config = _FORBID
+
+    content: Content | None = None
+    key: MemoryKey | None = None
+    type: MemoryType | None = None
+    session_id: SessionId | None = None
+    metadata: Metadata | None = None
+    expires_at: UtcDatetime | None = None
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Self:
+        if not self.model_fields_set:
+            raise ValueError("at least one field must be given")
+        for name in ("content", "key", "type", "metadata"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null")
+        return self
+
+
+class Memory(ApiModel):
+    id: str
+    api_key_id: str
+    session_id: str | None
+    type: MemoryType
+    key: str
+    content: str
+    metadata: dict[str, Any]
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    expires_at: UtcDatetime | None
+
+
+class MemoryQuery(ApiModel):
+    """Filters and paging for listing. ``offset`` wins over ``page`` when both are given."""
+
+    model_config = _FORBID
+
+    api_key_id: ApiKeyId | None = None
+    type: MemoryType | None = None
+    session_id: SessionId | None = None
+    q: Annotated[str, Field(max_length=500)] | None = None
+    limit: Annotated[int, Field(ge=1, le=500)] = 50
+    page: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    offset: Annotated[int, Field(ge=0, le=100_000_000)] | None = None
+
+    @property
+    def effective_offset(self) -> int:
+        return self.offset if self.offset is not None else (self.page - 1) * self.limit
+
+    @property
+    def effective_page(self) -> int:
+        return self.effective_offset // self.limit + 1
+
+
+class MemoryStats(ApiModel):
+    total: int
+    tokens_used: int
+    hit_rate: float = Field(description="Share of retrievals that returned at least one memory")
+    retrievals: int
+
+
+class MemoryPage(ApiModel):
+    data: list[Memory]
+    total: int
+    page: int
+    limit: int
+    offset: int
+    by_type: dict[str, int]

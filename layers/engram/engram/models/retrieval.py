@@ -1,0 +1,52 @@
+"""Retrieval request and result models (also the shape of the retrieval preview)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field
+
+from .common import ApiModel, Scope, SessionId, Strategy
+from .memory import Memory
+
+__all__ = ["Resolution", "RetrievalRequest", "RetrievalResult", "RetrievedMemory", "Tier"]
+
+Tier = Literal["keyword", "vector", "hybrid", "recent"]
+
+
+class RetrievalRequest(ApiModel):
+    """What to retrieve. Unset fields take the stored settings' values."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: Annotated[str, Field(max_length=16_000)] = ""
+    strategy: Strategy | None = None
+    max_tokens: Annotated[int, Field(ge=-1_000_000, le=1_000_000)] | None = Field(
+        None, description="Token budget; clamped to [1, 16000]; 0 or less returns nothing"
+    )
+    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    session_id: SessionId | None = None
+    scope: Scope = Scope.API_KEY
+
+
+class RetrievedMemory(Memory):
+    score: float = Field(description="Final rank score, higher is better")
+    tier: Tier = Field(description="Which tier put this memory in the result")
+    tokens: int
+    fts_score: float | None = Field(None, description="Keyword relevance (negated BM25)")
+    vec_score: float | None = Field(None, description="Cosine similarity to the query")
+
+
+class Resolution(ApiModel):
+    strategy: Strategy
+    keyword_tier: Literal["fts5", "unavailable"]
+    embedding_source: str | None
+    vector_store: str | None
+    fallback: bool
+    reason: str | None
+
+
+class RetrievalResult(ApiModel):
+    results: list[RetrievedMemory]
+    tokens_used: int
+    resolution: Resolution

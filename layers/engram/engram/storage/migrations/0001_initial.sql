@@ -1,0 +1,87 @@
+-- Memories. `seq` is the integer rowid the FTS5 index needs; `id` is the public UUID.
+-- Times are Unix epoch milliseconds (UTC): cheap to index and to compare.
+CREATE TABLE memories (
+    seq            INTEGER PRIMARY KEY,
+    id             TEXT    NOT NULL UNIQUE,
+    api_key_id     TEXT    NOT NULL,
+    session_id     TEXT,
+    type           TEXT    NOT NULL
+                   CHECK (type IN ('factual', 'episodic', 'procedural', 'semantic')),
+    key            TEXT    NOT NULL,
+    content        TEXT    NOT NULL,
+    metadata       TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL,
+    expires_at     INTEGER,
+    -- 1 until a vector for the current embedding signature is stored.
+    needs_reindex  INTEGER NOT NULL DEFAULT 1
+);
+
+CREATE UNIQUE INDEX memories_owner_key ON memories (api_key_id, key);
+CREATE INDEX memories_owner_updated ON memories (api_key_id, updated_at DESC);
+CREATE INDEX memories_owner_created ON memories (api_key_id, created_at DESC);
+CREATE INDEX memories_owner_session ON memories (api_key_id, session_id, updated_at DESC);
+CREATE INDEX memories_owner_type ON memories (api_key_id, type);
+CREATE INDEX memories_session ON memories (session_id);
+CREATE INDEX memories_type ON memories (type);
+CREATE INDEX memories_created ON memories (created_at DESC);
+CREATE INDEX memories_expires ON memories (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX memories_reindex ON memories (needs_reindex) WHERE needs_reindex = 1;
+
+-- Full-text index over key and content, external content (no second copy of the text).
+-- Porter stemming lets "prefers" match "preference"-style inflections.
+CREATE VIRTUAL TABLE memory_fts USING fts5 (
+    key, content,
+    content = 'memories', content_rowid = 'seq',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER memory_fts_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memory_fts (rowid, key, content) VALUES (new.seq, new.key, new.content);
+END;
+
+CREATE TRIGGER memory_fts_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, key, content)
+    VALUES ('delete', old.seq, old.key, old.content);
+END;
+
+CREATE TRIGGER memory_fts_au AFTER UPDATE OF key, content ON memories BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, key, content)
+    VALUES ('delete', old.seq, old.key, old.content);
+    INSERT INTO memory_fts (rowid, key, content) VALUES (new.seq, new.key, new.content);
+END;
+
+-- Stored settings, one JSON document per namespace ('memory', later 'qdrant').
+CREATE TABLE settings (
+    namespace   TEXT    PRIMARY KEY,
+    value       TEXT    NOT NULL CHECK (json_valid(value)),
+    updated_at  INTEGER NOT NULL
+);
+
+-- API keys of the chat proxy. Only a SHA-256 of the secret is kept.
+CREATE TABLE api_keys (
+    id            TEXT    PRIMARY KEY,
+    name          TEXT    NOT NULL,
+    prefix        TEXT    NOT NULL,
+    secret_hash   TEXT    NOT NULL UNIQUE,
+    created_at    INTEGER NOT NULL,
+    last_used_at  INTEGER,
+    revoked_at    INTEGER
+);
+
+-- The vector tier's state: which embedding the stored vectors belong to.
+CREATE TABLE vector_meta (
+    id                   INTEGER PRIMARY KEY CHECK (id = 1),
+    active_dim           INTEGER,
+    embedding_signature  TEXT,
+    last_reset_at        INTEGER
+);
+INSERT INTO vector_meta (id) VALUES (1);
+
+-- Retrieval counters per owner, for the hit rate.
+CREATE TABLE retrieval_stats (
+    api_key_id  TEXT    PRIMARY KEY,
+    retrievals  INTEGER NOT NULL DEFAULT 0,
+    hits        INTEGER NOT NULL DEFAULT 0,
+    updated_at  INTEGER NOT NULL
+);

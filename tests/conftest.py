@@ -1,0 +1,49 @@
+"""Shared fixtures: a fresh real libSQL file per test and a controllable clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from engram import Config, Engine
+from engram.storage import Database, apply_migrations
+
+
+class FrozenClock:
+    """A clock the test moves by hand: expiry and retention without sleeping."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(datetime(2026, 11, 30, 12, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "engram.db"
+
+
+@pytest.fixture
+def config(db_path: Path) -> Config:
+    return Config(db_url=f"file:{db_path}", settings_cache_ttl_s=60)
+
+
+@pytest.fixture
+def engine(config: Config, clock: FrozenClock) -> Iterator[Engine]:
+    db = Database(config.db_url)
+    apply_migrations(db)
+    engine = Engine(db, config, clock=clock)
+    yield engine
+    engine.close()

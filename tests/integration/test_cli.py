@@ -1,0 +1,41 @@
+import json
+import os
+import subprocess
+import sys
+
+
+def run(args, db_path, stdin=""):
+    env = {**os.environ, "ENGRAM_DB_URL": f"file:{db_path}"}
+    return subprocess.run(
+        [sys.executable, "-m", "engram.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
+def test_extract_prints_facts(db_path):
+    out = run(["extract"], db_path, stdin="I prefer TypeScript. The sky is blue.")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [
+        {
+            "category": "preference",
+            "type": "factual",
+            "key": "preference:typescript",
+            "content": "TypeScript",
+        }
+    ]
+
+
+def test_keys_and_migrate_against_a_real_file(db_path):
+    created = run(["keys", "create", "laptop"], db_path)
+    assert created.returncode == 0, created.stderr
+    key = json.loads(created.stdout)
+    listed = json.loads(run(["keys", "list"], db_path).stdout)
+    assert [k["id"] for k in listed] == [key["id"]]
+    assert "secret" not in listed[0]
+    assert json.loads(run(["migrate"], db_path).stdout)["applied"] == [1]
+    missing = run(["keys", "revoke", "key_nope"], db_path)
+    assert missing.returncode == 1 and "no API key" in missing.stderr

@@ -1,0 +1,159 @@
+import re
+
+import pytest
+
+from engram import extract_facts
+from engram.extraction import MAX_CONTENT_CHARS, MAX_INPUT_BYTES
+from engram.models import MemoryType
+
+
+def one(text: str):
+    facts = extract_facts(text)
+    assert len(facts) == 1, facts
+    return facts[0]
+
+
+def test_preference_keeps_the_object_as_content():
+    fact = one("I prefer dark mode in my editor.")
+    assert (fact.category, fact.type, fact.content) == (
+        "preference",
+        MemoryType.FACTUAL,
+        "dark mode in my editor",
+    )
+    assert fact.key == "preference:dark_mode_in_my_editor"
+
+
+def test_decision_is_episodic():
+    fact = one("I'll use PostgreSQL for this project.")
+    assert (fact.category, fact.type) == ("decision", MemoryType.EPISODIC)
+    assert fact.key == "decision:postgresql_for_this_project"
+
+
+def test_pattern_keeps_its_polarity():
+    fact = one("I never commit directly to main.")
+    assert fact.category == "pattern"
+    assert fact.content == "never commit directly to main"
+
+
+def test_constraint():
+    fact = one("We can't use any GPL-licensed libraries.")
+    assert fact.category == "constraint"
+    assert "GPL-licensed libraries" in fact.content
+    assert fact.content.startswith("cannot")
+
+
+def test_requirement_and_tech_preference():
+    facts = {f.category: f for f in extract_facts("We need to support IE11. I code in Rust.")}
+    assert facts["requirement"].content == "must support IE11"
+    assert facts["tech_preference"].key == "tech_preference:rust"
+
+
+def test_plain_statement_yields_nothing():
+    assert extract_facts("The sky is blue today.") == []
+
+
+def test_reference_example_keys():
+    text = (
+        "I prefer TypeScript. I'll use Postgres for this project. "
+        "I always commit before pushing. I don't like Python."
+    )
+    assert [f.key for f in extract_facts(text)] == [
+        "preference:typescript",
+        "decision:postgres_for_this_project",
+        "pattern:commit_before_pushing",
+        "preference:python",
+    ]
+
+
+def test_negative_preference_is_not_stored_as_a_liking():
+    fact = one("I don't like Python.")
+    assert fact.content == "dislikes Python"
+
+
+def test_reversal_collapses_to_one_key_and_latest_wins():
+    facts = extract_facts("I like Python. Now I don't like Python.")
+    assert [(f.key, f.content) for f in facts] == [("preference:python", "dislikes Python")]
+
+
+def test_duplicates_in_one_batch_collapse_by_key():
+    facts = extract_facts("I prefer tabs. I really prefer tabs. I prefer tabs!")
+    assert [f.key for f in facts] == ["preference:tabs"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you prefer tabs?",
+        "I like it.",
+        "I prefer that.",
+        "I like Go.",  # "Go" is under the 3-character minimum
+        "",
+        "   \n\n ",
+    ],
+)
+def test_noise_is_ignored(text):
+    assert extract_facts(text) == []
+
+
+def test_keys_are_category_colon_slug():
+    text = (
+        "I prefer Café au lait! My favorite editor is Helix. I use Node.js 20. "
+        "I'm using C++ and C#. We must ship by Friday. Saya lebih suka kopi tubruk."
+    )
+    facts = extract_facts(text)
+    assert len(facts) >= 5
+    for fact in facts:
+        assert re.fullmatch(r"[a-z_]+:[a-z0-9_]+", fact.key), fact.key
+
+
+def test_dots_inside_names_do_not_cut_the_object():
+    assert one("I use Node.js 20 for the backend.").content == "Node.js 20 for the backend"
+
+
+def test_trailing_explanations_are_cut():
+    assert one("I prefer Vim because it is everywhere.").content == "Vim"
+
+
+def test_two_facts_in_one_sentence():
+    facts = extract_facts("I love sci-fi movies and I hate horror.")
+    assert {f.content for f in facts} == {"sci-fi movies", "dislikes horror"}
+
+
+def test_non_latin_objects_get_a_stable_hash_key():
+    first = extract_facts("I prefer 日本語のドキュメント")
+    second = extract_facts("I prefer 日本語のドキュメント")
+    assert first[0].key == second[0].key
+    assert re.fullmatch(r"preference:h[0-9a-f]{12}", first[0].key)
+
+
+def test_content_is_capped_at_500_characters_on_a_word_boundary():
+    long_object = " ".join(f"word{i}" for i in range(200))
+    fact = one(f"I prefer {long_object}.")
+    assert len(fact.content) <= MAX_CONTENT_CHARS
+    assert long_object.startswith(fact.content)
+    assert fact.content.split(" ")[-1].startswith("word")
+    assert not long_object[len(fact.content)].isalnum()  # cut between words
+
+
+def test_input_is_capped_to_its_newest_64_kib():
+    filler = ("The weather was fine that day.\n") * (MAX_INPUT_BYTES // 20)
+    text = "I prefer Emacs for everything.\n" + filler + "I prefer Helix for editing.\n"
+    assert len(text.encode()) > MAX_INPUT_BYTES
+    assert [f.content for f in extract_facts(text)] == ["Helix for editing"]
+
+
+def test_malay_statements():
+    categories = {f.category for f in extract_facts("Saya lebih suka kopi. Saya selalu minum teh.")}
+    assert categories == {"preference", "pattern"}
+
+
+def test_metadata_records_category_time_and_source():
+    from datetime import UTC, datetime
+
+    fact = one("I prefer dark mode.")
+    meta = fact.metadata("llm_response", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    assert meta == {
+        "category": "preference",
+        "extractedAt": "2026-01-02T03:04:05Z",
+        "source": "llm_response",
+    }

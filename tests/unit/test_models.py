@@ -1,0 +1,96 @@
+import pytest
+from pydantic import ValidationError
+
+from engram import MemorySettings, MemorySettingsUpdate
+from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, Strategy
+
+
+def test_content_over_8_kib_is_refused():
+    with pytest.raises(ValidationError, match="content is larger than 8192 bytes"):
+        MemoryCreate(api_key_id="k", content="é" * 4097)  # 8194 bytes in UTF-8
+    assert MemoryCreate(api_key_id="k", content="a" * 8192).content
+
+
+def test_blank_content_is_refused_and_content_is_trimmed():
+    with pytest.raises(ValidationError, match="content must not be empty"):
+        MemoryCreate(api_key_id="k", content="   ")
+    assert MemoryCreate(api_key_id="k", content="  x  ").content == "x"
+
+
+def test_metadata_over_16_kib_is_refused():
+    with pytest.raises(ValidationError, match="metadata is larger"):
+        MemoryCreate(api_key_id="k", content="x", metadata={"blob": "a" * 16_400})
+
+
+def test_metadata_must_be_an_object():
+    with pytest.raises(ValidationError):
+        MemoryCreate.model_validate({"apiKeyId": "k", "content": "x", "metadata": [1, 2]})
+
+
+@pytest.mark.parametrize("bad", ["", " k", "a b", "k\n", "-leading", "x" * 129, "**"])
+def test_api_key_ids_are_validated(bad):
+    with pytest.raises(ValidationError):
+        MemoryCreate(api_key_id=bad, content="x")
+
+
+def test_unknown_fields_are_refused_and_camel_case_is_accepted():
+    item = MemoryCreate.model_validate({"apiKeyId": "k1", "content": "x", "sessionId": "s"})
+    assert item.session_id == "s"
+    assert item.model_dump(mode="json")["apiKeyId"] == "k1"
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        MemoryCreate.model_validate({"apiKeyId": "k1", "content": "x", "owner": "y"})
+
+
+def test_update_needs_a_field_and_refuses_null_content():
+    with pytest.raises(ValidationError, match="at least one field"):
+        MemoryUpdate()
+    with pytest.raises(ValidationError, match="content cannot be null"):
+        MemoryUpdate(content=None)
+    assert MemoryUpdate(expires_at=None).model_fields_set == {"expires_at"}
+
+
+def test_query_offset_wins_over_page():
+    query = MemoryQuery(limit=10, page=3, offset=5)
+    assert (query.effective_offset, query.effective_page) == (5, 1)
+    assert MemoryQuery(limit=10, page=3).effective_offset == 20
+
+
+def test_settings_defaults_follow_the_spec():
+    s = MemorySettings()
+    assert (s.enabled, s.max_tokens, s.retention_days, s.strategy) == (
+        False,
+        2000,
+        30,
+        Strategy.HYBRID,
+    )
+    assert s.static_enabled is True
+    assert (s.auto_summarize, s.transformers_enabled, s.rerank_enabled) == (False, False, False)
+    assert (s.embedding_source, s.vector_store, s.primary_backend) == ("auto", "auto", "libsql")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "stored"),
+    [
+        ("max_tokens", 50_000, 16_000),
+        ("max_tokens", -5, 0),
+        ("retention_days", 0, 1),
+        ("retention_days", 9999, 365),
+        ("strategy", "recent", Strategy.EXACT),
+        ("strategy", "Semantic", Strategy.SEMANTIC),
+        ("strategy", "bogus", Strategy.HYBRID),
+        ("vector_store", "sqlite-vec", "libsql"),
+    ],
+)
+def test_settings_are_clamped_and_normalised(field, value, stored):
+    assert getattr(MemorySettings.model_validate({field: value}), field) == stored
+
+
+def test_settings_update_refuses_unknown_fields_and_wrong_types():
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        MemorySettingsUpdate.model_validate({"enabeld": True})
+    with pytest.raises(ValidationError):
+        MemorySettingsUpdate.model_validate({"maxTokens": "lots"})
+    with pytest.raises(ValidationError):
+        MemorySettingsUpdate.model_validate({"maxTokens": True})
+    with pytest.raises(ValidationError):
+        MemorySettingsUpdate.model_validate({"vectorStore": "pinecone"})
