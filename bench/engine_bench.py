@@ -8,6 +8,10 @@ comes with a baseline measured in the same process on the same file:
   retention filters, BM25, recent fill, budget walk, hit counter) vs the bare
   FTS5 ``MATCH ... ORDER BY bm25`` of the same terms with no filters.
 
+Every synthetic memory and every query contain the word "user": the worst case of
+a word (say, the user's name) present in every memory, which the engine drops from
+the query when other words remain (its BM25 weight is ~0; see selective_terms).
+
 Run: ``make bench`` or ``.venv/bin/python bench/engine_bench.py [--queries N]``.
 """
 

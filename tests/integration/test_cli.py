@@ -36,6 +36,6 @@ def test_keys_and_migrate_against_a_real_file(db_path):
     listed = json.loads(run(["keys", "list"], db_path).stdout)
     assert [k["id"] for k in listed] == [key["id"]]
     assert "secret" not in listed[0]
-    assert json.loads(run(["migrate"], db_path).stdout)["applied"] == [1]
+    assert json.loads(run(["migrate"], db_path).stdout)["applied"] == [1, 2]
     missing = run(["keys", "revoke", "key_nope"], db_path)
     assert missing.returncode == 1 and "no API key" in missing.stderr

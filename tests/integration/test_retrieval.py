@@ -12,6 +12,7 @@ from engram.models import (
     Strategy,
 )
 from engram.ports import VectorHit
+from engram.storage.memories import OwnerFilter
 
 
 def add(engine, content, owner="k1", **kw):
@@ -267,3 +268,49 @@ def test_vector_hits_of_another_owner_are_dropped(engine):
     tier = StaticVectors([VectorHit(foreign.id, 0.99), VectorHit(mine.id, 0.1)])
     result = ask(vector_engine(engine, tier), "memory", strategy=Strategy.SEMANTIC)
     assert contents(result) == ["my memory"]
+
+
+def test_keyword_search_drives_from_the_fts_index(engine):
+    """The plan, not the clock: the FTS scan must be the outer loop of the join.
+
+    With the owner index outside, the full-text query runs once per memory of the
+    key (seconds at 10k memories); see bench/engine_bench.py.
+    """
+    captured = {}
+    query = engine.db.query
+
+    def spy(sql, params=()):
+        captured.setdefault("sql", (sql, list(params)))
+        return query(sql, params)
+
+    engine.db.query = spy
+    engine.retriever.repo.keyword_search('"x"', OwnerFilter(("k1",)), 1, 0, 20)
+    engine.db.query = query
+    sql, params = captured["sql"]
+    plan = [row["detail"] for row in engine.db.query("EXPLAIN QUERY PLAN " + sql, params)]
+    assert plan[0].startswith("SCAN memory_fts VIRTUAL TABLE"), plan
+    assert "INTEGER PRIMARY KEY" in plan[1], plan
+
+
+def test_terms_in_half_the_memories_are_not_searched(engine):
+    for i in range(10):
+        add(engine, f"Caroline mentioned item{i}", key=f"k{i}")
+    add(engine, "Caroline adopted a kitten", key="cat")
+    repo = engine.retriever.repo
+    assert repo.selective_terms(["caroline", "kitten"]) == ["kitten"]
+    assert repo.selective_terms(["caroline"]) == ["caroline"]  # never empties the query
+    assert repo.selective_terms(["carolines", "item3"]) == ["item3"]  # stems are compared
+    assert repo.selective_terms(["unseen", "kitten"]) == ["unseen", "kitten"]
+
+
+def test_pruning_common_terms_keeps_the_ranking(engine):
+    for i in range(12):
+        add(engine, f"Melanie talked about pottery class {i}", key=f"p{i}")
+    add(engine, "Melanie went camping with family", key="camp")
+    add(engine, "Melanie camping camping by the lake", key="lake")
+    pruned = ask(engine, "Melanie camping", strategy=Strategy.SEMANTIC)
+    full = engine.retriever.repo.keyword_search(
+        '"melanie" OR "camping"', OwnerFilter(("k1",)), 10**13, 0, 20
+    )
+    matched = [m.content for m, _ in full if "camping" in m.content]
+    assert contents(pruned) == matched  # same order for every memory with a rare term

@@ -29,7 +29,7 @@ from .models import (
 from .models.retrieval import Tier
 from .ports import VectorTier
 from .settings import MAX_TOKENS_LIMIT, SettingsStore
-from .storage.fts import build_match
+from .storage.fts import build_match, query_terms
 from .storage.memories import MemoryRepository, OwnerFilter
 from .tokens import estimate_tokens
 
@@ -153,10 +153,12 @@ class Retriever:
     def _keyword(
         self, query: str, who: OwnerFilter, now: int, cutoff: int, pool: int, outcome: _Outcome
     ) -> list[_Candidate]:
-        match = build_match(query)
-        if match is None:
+        terms = query_terms(query)
+        if not terms:
             return []
         try:
+            match = build_match(self.repo.selective_terms(terms))
+            assert match is not None  # selective_terms never empties a non-empty list
             hits = self.repo.keyword_search(match, who, now, cutoff, pool)
         except StorageError:
             log.warning("keyword index failed; falling back to chronological order", exc_info=True)

@@ -10,8 +10,11 @@ words still ranks (BM25 orders by how many and how rare). Quoting makes
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-__all__ = ["STOPWORDS", "build_match", "query_terms"]
+import snowballstemmer
+
+__all__ = ["STOPWORDS", "build_match", "index_term", "query_terms"]
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _MAX_TERMS = 32
@@ -46,10 +49,23 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def build_match(text: str) -> str | None:
-    """An FTS5 MATCH expression for ``text``, or None when it has no content words."""
-    terms = query_terms(text)
+def build_match(text: str | list[str]) -> str | None:
+    """An FTS5 MATCH expression for ``text`` (or its terms), None without content words."""
+    terms = query_terms(text) if isinstance(text, str) else text
     if not terms:
         return None
     # Tokens are runs of letters/digits only, so they never contain a double quote.
     return " OR ".join(f'"{term}"' for term in terms)
+
+
+_porter = snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=4096)
+def index_term(term: str) -> str:
+    """The form FTS5's ``porter`` tokenizer stores ``term`` under.
+
+    Snowball's "porter" is the same algorithm; the rare word where the two differ
+    is simply not found in the vocabulary, which keeps the term (the safe side).
+    """
+    return str(_porter.stemWord(term))
