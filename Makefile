@@ -1,10 +1,12 @@
 # Everything runs inside .venv, created on first use from the machine's python3.
 PYTHON ?= python3
+HOST   ?= 127.0.0.1
+PORT   ?= 8080
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench clean
+.PHONY: install serve test lint typecheck unit bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +15,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The whole service in one process: embedded libSQL under .engram/, no credentials needed.
+serve: $(STAMP)
+	$(BIN)/engram serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -8,10 +8,6 @@ comes with a baseline measured in the same process on the same file:
   retention filters, BM25, recent fill, budget walk, hit counter) vs the bare
   FTS5 ``MATCH ... ORDER BY bm25`` of the same terms with no filters.
 
-Every synthetic memory and every query contain the word "user": the worst case of
-a word (say, the user's name) present in every memory, which the engine drops from
-the query when other words remain (its BM25 weight is ~0; see selective_terms).
-
 Run: ``make bench`` or ``.venv/bin/python bench/engine_bench.py [--queries N]``.
 """
 
@@ -31,24 +27,36 @@ from engram.models import MemoryCreate, RetrievalRequest, Strategy
 from engram.storage import Database, apply_migrations
 from engram.storage.fts import build_match
 
-WORDS = (
-    "python typescript rust postgres redis kafka docker kubernetes terraform lambda "
-    "react vue svelte django fastapi flask pandas numpy pytorch editor vim emacs helix "
-    "coffee tea running cycling hiking climbing guitar piano jazz rock travel japan "
-    "italy berlin paris tokyo cat dog garden cooking pasta curry sushi budget deadline "
-    "meeting release testing review deploy staging production monitoring alerts oncall "
-    "database schema migration index query cache latency throughput memory storage "
-    "friday monday morning evening weekend holiday birthday sister brother daughter son "
-    "project client invoice contract design sprint roadmap feature bug incident backup"
-).split()
+
+def make_vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
+    """Pronounceable pseudo-words: a vocabulary as large as real conversation text."""
+    syllables = [c + v for c in "bcdfghjklmnprstvwz" for v in "aeiou"]
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
 
 
-def sentence(rng: random.Random) -> str:
-    # Zipf-like: a few words are common, most are rare, as in real text.
-    words = [WORDS[min(int(rng.paretovariate(1.2)) - 1, len(WORDS) - 1)] for _ in range(6)]
-    words += rng.sample(WORDS, 4)
-    rng.shuffle(words)
-    return "User mentioned " + " ".join(words)
+class Corpus:
+    """Memories and questions whose words follow Zipf's law, as natural text does.
+
+    Every memory and every question also contain "user": the worst case of one word
+    (say, the user's name) present everywhere, which the engine leaves out of the query
+    when other words remain (BM25 weighs it ~0; see ``MemoryRepository.selective_terms``).
+    """
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.words = make_vocabulary(rng)
+        self.weights = [1 / (rank + 1) ** 1.07 for rank in range(len(self.words))]
+
+    def memory(self) -> str:
+        return "user " + " ".join(self.rng.choices(self.words, self.weights, k=12))
+
+    def question(self) -> str:
+        return "what did the user say about " + " ".join(
+            self.rng.choices(self.words, self.weights, k=3)
+        )
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -62,10 +70,10 @@ def open_engine(path: Path) -> Engine:
     return Engine(db, Config(db_url=url))
 
 
-def bench_upserts(tmp: Path, n: int, rng: random.Random) -> tuple[float, float]:
+def bench_upserts(tmp: Path, n: int, corpus: Corpus) -> tuple[float, float]:
     engine = open_engine(tmp / "upserts.db")
     items = [
-        MemoryCreate(api_key_id="k1", key=f"fact:{i % (n // 2)}", content=sentence(rng))
+        MemoryCreate(api_key_id="k1", key=f"fact:{i % (n // 2)}", content=corpus.memory())
         for i in range(n)
     ]  # half of them hit an existing key: a real mix of inserts and in-place updates
     start = time.perf_counter()
@@ -83,16 +91,16 @@ def bench_upserts(tmp: Path, n: int, rng: random.Random) -> tuple[float, float]:
     return engine_rate, raw_rate
 
 
-def fill(engine: Engine, total: int, for_key: int, rng: random.Random) -> None:
+def fill(engine: Engine, total: int, for_key: int, corpus: Corpus) -> None:
     owners = ["k1"] * for_key + [f"other{i % 9}" for i in range(total - for_key)]
-    rng.shuffle(owners)
+    corpus.rng.shuffle(owners)
     batch = 1000
     with tqdm(total=total, desc=f"ingest {total:,}", unit="mem", leave=False) as bar:
         for start in range(0, total, batch):
             chunk = owners[start : start + batch]
             engine.memories.upsert_many(
                 [
-                    MemoryCreate(api_key_id=o, key=f"m:{start + i}", content=sentence(rng))
+                    MemoryCreate(api_key_id=o, key=f"m:{start + i}", content=corpus.memory())
                     for i, o in enumerate(chunk)
                 ]
             )
@@ -125,18 +133,16 @@ def main() -> None:
     parser.add_argument("--upserts", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-    queries = [
-        "what did the user say about " + " ".join(rng.sample(WORDS, 3)) for _ in range(args.queries)
-    ]
+    corpus = Corpus(random.Random(args.seed))
+    queries = [corpus.question() for _ in range(args.queries)]
 
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
-        engine_rate, raw_rate = bench_upserts(tmp, args.upserts, rng)
+        engine_rate, raw_rate = bench_upserts(tmp, args.upserts, corpus)
         rows = []
         for total, for_key in [(1_000, 1_000), (10_000, 10_000), (100_000, 10_000)]:
             engine = open_engine(tmp / f"r{total}.db")
-            fill(engine, total, for_key, rng)
+            fill(engine, total, for_key, corpus)
             engine_ms, raw_ms = bench_retrieval(engine, queries)
             rows.append((total, for_key, engine_ms, raw_ms))
             engine.close()

@@ -1,4 +1,5 @@
-"""Lambda glue every function shares (HTTP app factory, error mapping, observability).
+"""Lambda glue every function shares: the HTTP app factory and its routers, the one
+mapping from engine errors to HTTP statuses, observability, and the local stack.
 
-Filled in by the HTTP-surfaces issue; the engine itself lives in ``layers/engram/engram``.
+The engine (``engram``) knows nothing of this package; this package adapts it.
 """

@@ -314,3 +314,12 @@ def test_pruning_common_terms_keeps_the_ranking(engine):
     )
     matched = [m.content for m, _ in full if "camping" in m.content]
     assert contents(pruned) == matched  # same order for every memory with a rare term
+
+
+@pytest.mark.parametrize("owner", ["user@example.com", "team:a.b-c_d", "K9", "key_" + "f" * 120])
+def test_keyword_search_finds_each_owners_rows_through_the_owner_token(engine, owner):
+    add(engine, "Biscuit the cat", owner=owner)
+    add(engine, "Biscuit the dog", owner=owner + "x" if len(owner) < 128 else "other")
+    result = ask(engine, "Biscuit", owner=owner, strategy=Strategy.SEMANTIC)
+    assert contents(result) == ["Biscuit the cat"]
+    assert result.results[0].tier == "keyword"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 
 from .config import Config
 from .errors import EngramError
@@ -64,7 +64,13 @@ def _cmd_keys(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def build_parser(
+    extend: Callable[[Subcommands], None] | None = None,
+) -> argparse.ArgumentParser:
+    """The parser; ``extend`` adds subcommands (the HTTP stack adds ``serve``)."""
     parser = argparse.ArgumentParser(prog="engram", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=_cmd_migrate)
@@ -80,16 +86,22 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser("list")
     actions.add_parser("revoke").add_argument("id")
     keys.set_defaults(func=_cmd_keys)
+    if extend is not None:
+        extend(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
+    args = parser.parse_args(argv)
     try:
         return int(args.func(args))
     except EngramError as exc:
         print(f"engram: {exc.message}", file=sys.stderr)
         return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(build_parser(), argv)
 
 
 if __name__ == "__main__":

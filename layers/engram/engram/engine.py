@@ -10,11 +10,19 @@ from .apikeys import ApiKeyService
 from .config import Config
 from .injection import inject
 from .memory_service import MemoryService
-from .models import Memory, RetrievalRequest, RetrievalResult
-from .models.common import to_millis
+from .models import (
+    EmbeddingProvider,
+    EngineStatus,
+    KeywordTierStatus,
+    Memory,
+    RetrievalRequest,
+    RetrievalResult,
+    VectorStoreStatus,
+)
+from .models.common import from_millis, to_millis
 from .ports import VectorTier
 from .retrieval import Retriever
-from .settings import SettingsStore
+from .settings import MemorySettings, MemorySettingsUpdate, SettingsStore
 from .storage import ApiKeyRepository, Database, MemoryRepository
 
 __all__ = ["Engine", "utc_now"]
@@ -38,7 +46,8 @@ class Engine:
         self.db = db
         self.config = config
         self.clock = clock
-        repo = MemoryRepository(db)
+        self.vector_tier = vector_tier
+        self.repo = repo = MemoryRepository(db)
         self.settings = SettingsStore(db, ttl_s=config.settings_cache_ttl_s)
         self.memories = MemoryService(repo, clock)
         self.keys = ApiKeyService(ApiKeyRepository(db), clock)
@@ -50,6 +59,9 @@ class Engine:
             vec_top_k=config.vec_top_k,
             vector_tier=vector_tier,
         )
+
+    def update_settings(self, changes: MemorySettingsUpdate) -> MemorySettings:
+        return self.settings.update(changes, to_millis(self.clock()))
 
     def retrieve(
         self, api_key_id: str, request: RetrievalRequest, *, record: bool = True
@@ -68,6 +80,60 @@ class Engine:
 
     def keyword_tier_available(self) -> bool:
         return self.db.table_exists("memory_fts")
+
+    def embedding_providers(self) -> list[EmbeddingProvider]:
+        """Every embedding source and whether this build can use it now."""
+        settings = self.settings.get()
+        missing = "no embedder for this source is included in this build yet"
+        return [
+            EmbeddingProvider(
+                source="remote",
+                model=settings.custom_model_id or settings.embedding_provider_model,
+                dimension=None,
+                available=False,
+                reason=missing,
+            ),
+            EmbeddingProvider(
+                source="static",
+                model=self.config.static_model,
+                dimension=256,
+                available=False,
+                reason=missing,
+            ),
+            EmbeddingProvider(
+                source="transformers",
+                model=self.config.transformers_model,
+                dimension=384,
+                available=False,
+                reason=missing,
+            ),
+        ]
+
+    def status(self) -> EngineStatus:
+        settings = self.settings.get()
+        tier = self.vector_tier()
+        meta = self.db.query_one(
+            "SELECT active_dim, embedding_signature, last_reset_at FROM vector_meta WHERE id = 1"
+        )
+        total, pending = self.repo.vector_counts()
+        last_reset = meta["last_reset_at"] if meta else None
+        return EngineStatus(
+            keyword_tier=KeywordTierStatus(available=self.keyword_tier_available()),
+            embedding_source=None if tier is None else tier.embedding_source,
+            embedding_providers=self.embedding_providers(),
+            vector_store=VectorStoreStatus(
+                requested=settings.vector_store,
+                active=None if tier is None else tier.store,
+                dimension=meta["active_dim"] if meta else None,
+                signature=meta["embedding_signature"] if meta else None,
+                last_reset_at=None if last_reset is None else from_millis(last_reset),
+                pending_reindex=pending,
+                total_memories=total,
+            ),
+            rerank_enabled=settings.rerank_enabled,
+            schema_version=int(self.db.scalar("SELECT max(version) FROM schema_migrations") or 0),
+            remote_database=self.db.is_remote,
+        )
 
     def close(self) -> None:
         self.db.close()

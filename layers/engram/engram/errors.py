@@ -17,6 +17,8 @@ classes to status codes in exactly one place; nobody matches on messages.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AuthenticationError",
     "ConflictError",
@@ -32,11 +34,19 @@ __all__ = [
 class EngramError(Exception):
     """Base of every error the engine raises on purpose."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        details: list[dict[str, Any]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         # The input field the error is about, when there is one, so the edge can name it.
         self.field = field
+        # Per-item problems of a batch (an import), reported all at once.
+        self.details = details
 
 
 class InvalidInputError(EngramError):

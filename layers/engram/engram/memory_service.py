@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
+from .errors import ConflictError, EngramError
 from .extraction import extract_facts
 from .models import (
+    HealthReport,
     Memory,
     MemoryCreate,
     MemoryPage,
@@ -18,7 +21,10 @@ from .models import (
 from .models.common import to_millis
 from .storage.memories import MemoryRepository, UpsertOutcome
 
-__all__ = ["MemoryService", "derive_key"]
+__all__ = ["HEALTH_OWNER", "MemoryService", "derive_key"]
+
+# The owner of the health check's probe memory: never a real key's id (those start "key_").
+HEALTH_OWNER = "engram:health-check"
 
 
 def derive_key(content: str) -> str:
@@ -43,8 +49,18 @@ class MemoryService:
     def upsert_many(self, items: list[MemoryCreate]) -> list[UpsertOutcome]:
         """All or nothing: one transaction for the batch."""
         now = self._now()
+        outcomes: list[UpsertOutcome] = []
         with self.repo.db.transaction():
-            return [self.repo.upsert(i, i.key or derive_key(i.content), now) for i in items]
+            for index, item in enumerate(items):
+                try:
+                    outcomes.append(
+                        self.repo.upsert(item, item.key or derive_key(item.content), now)
+                    )
+                except ConflictError as exc:
+                    # Name the item, so a caller importing thousands can find it.
+                    field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
+                    raise ConflictError(f"item {index}: {exc.message}", field=field) from exc
+        return outcomes
 
     def get(self, memory_id: str, api_key_id: str | None = None) -> Memory | None:
         return self.repo.get(memory_id, api_key_id, self._now())
@@ -68,6 +84,43 @@ class MemoryService:
             offset=query.effective_offset,
             by_type=by_type,
         )
+
+    def export(self, api_key_id: str | None = None, batch: int = 500) -> Iterator[Memory]:
+        """Every live memory (of one owner, or all) in creation order, read in batches.
+
+        Each batch is its own short query, so a slow consumer never holds the database.
+        """
+        cursor: tuple[int, int] | None = None
+        while True:
+            rows = self.repo.export_batch(api_key_id, cursor, self._now(), batch)
+            for memory, position in rows:
+                cursor = position
+                yield memory
+            if len(rows) < batch:
+                return
+
+    def health(self) -> HealthReport:
+        """A create -> list -> delete round trip on a probe memory; always cleans up."""
+        started = time.perf_counter()
+        probe: Memory | None = None
+        error: str | None = None
+        try:
+            probe = self.create(
+                MemoryCreate(api_key_id=HEALTH_OWNER, key="probe", content="health probe")
+            )
+            listed = self.list_page(MemoryQuery(api_key_id=HEALTH_OWNER, limit=5))
+            if probe.id not in {m.id for m in listed.data}:
+                error = "the probe memory was written but not listed"
+        except EngramError as exc:
+            error = exc.message
+        finally:
+            try:
+                if probe is not None and not self.delete(probe.id, HEALTH_OWNER):
+                    error = error or "the probe memory could not be deleted"
+            except EngramError as exc:
+                error = error or exc.message
+        latency = round((time.perf_counter() - started) * 1000, 3)
+        return HealthReport(working=error is None, latency_ms=latency, error=error)
 
     def stats(self, api_key_id: str | None = None) -> MemoryStats:
         total, tokens = self.repo.totals(api_key_id, self._now())

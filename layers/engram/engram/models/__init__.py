@@ -20,6 +20,13 @@ from .memory import (
     MemoryUpdate,
 )
 from .retrieval import Resolution, RetrievalRequest, RetrievalResult, RetrievedMemory
+from .status import (
+    EmbeddingProvider,
+    EngineStatus,
+    HealthReport,
+    KeywordTierStatus,
+    VectorStoreStatus,
+)
 
 __all__ = [
     "GLOBAL_OWNER",
@@ -29,6 +36,10 @@ __all__ = [
     "ApiKeyCreate",
     "ApiKeyCreated",
     "ApiModel",
+    "EmbeddingProvider",
+    "EngineStatus",
+    "HealthReport",
+    "KeywordTierStatus",
     "Memory",
     "MemoryCreate",
     "MemoryImport",
@@ -43,4 +54,5 @@ __all__ = [
     "RetrievedMemory",
     "Scope",
     "Strategy",
+    "VectorStoreStatus",
 ]

@@ -9,9 +9,12 @@ memories carries the owner as a SQL condition (``api_key_id = ?`` or
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from dataclasses import dataclass
 from typing import Any
+
+from cachetools import TTLCache
 
 from ..errors import ConflictError
 from ..models import Memory, MemoryCreate, MemoryImport, MemoryQuery, MemoryType, MemoryUpdate
@@ -42,6 +45,11 @@ class OwnerFilter:
             clause += " AND m.session_id = ?"
             params.append(self.session_id)
         return clause, params
+
+    def fts_prefix(self) -> str:
+        """A MATCH prefix restricting FTS5 to these owners' rows (see ``owner_token``)."""
+        tokens = " OR ".join(f'"o{owner.encode("utf-8").hex()}0"' for owner in self.owners)
+        return f"owner_token : ({tokens}) AND "
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,11 @@ def _dumps(value: dict[str, Any]) -> str:
 class MemoryRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
+        # Document frequency per indexed term. FTS5 computes it by walking the term's
+        # whole posting list, so it is cached; it drifts slowly, and a stale value only
+        # moves the pruning threshold of one term for a few minutes.
+        self._doc_freq: TTLCache[str, int] = TTLCache(maxsize=8192, ttl=300)
+        self._doc_freq_lock = threading.Lock()
 
     # -- writes -------------------------------------------------------------------
 
@@ -301,6 +314,32 @@ class MemoryRepository:
             params += [pattern, pattern]
         return " AND ".join(where), params
 
+    def export_batch(
+        self, owner: str | None, after: tuple[int, int] | None, now_ms: int, limit: int
+    ) -> list[tuple[Memory, tuple[int, int]]]:
+        """Live memories in creation order, after the ``(created_at, seq)`` cursor."""
+        clause, params = _live(now_ms)
+        if owner is not None:
+            clause += " AND m.api_key_id = ?"
+            params.append(owner)
+        if after is not None:
+            clause += " AND (m.created_at, m.seq) > (?, ?)"
+            params += list(after)
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM memories m WHERE {clause}"
+            " ORDER BY m.created_at, m.seq LIMIT ?",
+            [*params, limit],
+        )
+        return [(row_to_memory(r), (r["created_at"], r["seq"])) for r in rows]
+
+    def vector_counts(self) -> tuple[int, int]:
+        """(memories, memories waiting for a vector)."""
+        row = self.db.query_one(
+            "SELECT count(*) AS n, coalesce(sum(needs_reindex), 0) AS pending FROM memories"
+        )
+        assert row is not None
+        return int(row["n"]), int(row["pending"])
+
     def totals(self, owner: str | None, now_ms: int) -> tuple[int, int]:
         """(count, estimated tokens) of live memories."""
         clause, params = _live(now_ms)
@@ -325,18 +364,28 @@ class MemoryRepository:
         if len(terms) < 2:
             return terms
         stems = {term: index_term(term) for term in terms}
-        marks = ",".join("?" for _ in stems)
-        frequency = {
-            row["term"]: int(row["doc"])
-            for row in self.db.query(
-                f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})",
-                list(set(stems.values())),
-            )
-        }
+        frequency = self._document_frequencies(set(stems.values()))
         # max(seq) >= the row count, so the threshold errs towards keeping terms.
         half = (self.db.scalar("SELECT max(seq) FROM memories") or 0) / 2
         kept = [t for t in terms if frequency.get(stems[t], 0) < half]
         return kept or terms
+
+    def _document_frequencies(self, stems: set[str]) -> dict[str, int]:
+        with self._doc_freq_lock:
+            known = {s: self._doc_freq[s] for s in stems if s in self._doc_freq}
+        missing = sorted(stems - known.keys())
+        if missing:
+            marks = ",".join("?" for _ in missing)
+            found = {
+                row["term"]: int(row["doc"])
+                for row in self.db.query(
+                    f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})", missing
+                )
+            }
+            with self._doc_freq_lock:
+                for stem in missing:
+                    known[stem] = self._doc_freq[stem] = found.get(stem, 0)
+        return known
 
     def keyword_search(
         self, match: str, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
@@ -349,11 +398,12 @@ class MemoryRepository:
             # LIMIT the planner may walk the owner index instead and evaluate the full-text
             # query once per row: 5 s instead of 8 ms at 10k memories (bench/engine_bench.py).
             # The alias is not "rank", which is FTS5's own hidden column.
-            f"SELECT {_COLUMNS}, bm25(memory_fts, 0.5, 1.0) AS bm25_score"
+            # Column weights: key 0.5, content 1.0, owner token 0 (a filter, not a signal).
+            f"SELECT {_COLUMNS}, bm25(memory_fts, 0.5, 1.0, 0.0) AS bm25_score"
             " FROM memory_fts CROSS JOIN memories m ON m.seq = memory_fts.rowid"
             f" WHERE memory_fts MATCH ? AND {owner_sql} AND {live} AND m.updated_at >= ?"
             " ORDER BY bm25_score LIMIT ?",
-            [match, *params, *extra, cutoff_ms, limit],
+            [f"{who.fts_prefix()}({match})", *params, *extra, cutoff_ms, limit],
         )
         return [(row_to_memory(r), float(r["bm25_score"])) for r in rows]
 

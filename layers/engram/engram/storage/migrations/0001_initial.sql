@@ -14,7 +14,11 @@ CREATE TABLE memories (
     updated_at     INTEGER NOT NULL,
     expires_at     INTEGER,
     -- 1 until a vector for the current embedding signature is stored.
-    needs_reindex  INTEGER NOT NULL DEFAULT 1
+    needs_reindex  INTEGER NOT NULL DEFAULT 1,
+    -- The owner as one FTS token (hex of the id, ending in a digit so no stemming rule
+    -- applies). ANDed into MATCH, it makes FTS5 score only the owner's rows; the exact
+    -- `api_key_id` condition still decides isolation.
+    owner_token    TEXT GENERATED ALWAYS AS ('o' || lower(hex(api_key_id)) || '0') VIRTUAL
 );
 
 CREATE UNIQUE INDEX memories_owner_key ON memories (api_key_id, key);
@@ -28,27 +32,29 @@ CREATE INDEX memories_created ON memories (created_at DESC);
 CREATE INDEX memories_expires ON memories (expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX memories_reindex ON memories (needs_reindex) WHERE needs_reindex = 1;
 
--- Full-text index over key and content, external content (no second copy of the text).
--- Porter stemming lets "prefers" match "preference"-style inflections.
+-- Full-text index over key and content (plus the owner token), external content: no
+-- second copy of the text. Porter stemming lets "deploying" match "deploys".
 CREATE VIRTUAL TABLE memory_fts USING fts5 (
-    key, content,
+    key, content, owner_token,
     content = 'memories', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER memory_fts_ai AFTER INSERT ON memories BEGIN
-    INSERT INTO memory_fts (rowid, key, content) VALUES (new.seq, new.key, new.content);
+    INSERT INTO memory_fts (rowid, key, content, owner_token)
+    VALUES (new.seq, new.key, new.content, new.owner_token);
 END;
 
 CREATE TRIGGER memory_fts_ad AFTER DELETE ON memories BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, key, content)
-    VALUES ('delete', old.seq, old.key, old.content);
+    INSERT INTO memory_fts (memory_fts, rowid, key, content, owner_token)
+    VALUES ('delete', old.seq, old.key, old.content, old.owner_token);
 END;
 
-CREATE TRIGGER memory_fts_au AFTER UPDATE OF key, content ON memories BEGIN
-    INSERT INTO memory_fts (memory_fts, rowid, key, content)
-    VALUES ('delete', old.seq, old.key, old.content);
-    INSERT INTO memory_fts (rowid, key, content) VALUES (new.seq, new.key, new.content);
+CREATE TRIGGER memory_fts_au AFTER UPDATE OF key, content, api_key_id ON memories BEGIN
+    INSERT INTO memory_fts (memory_fts, rowid, key, content, owner_token)
+    VALUES ('delete', old.seq, old.key, old.content, old.owner_token);
+    INSERT INTO memory_fts (rowid, key, content, owner_token)
+    VALUES (new.seq, new.key, new.content, new.owner_token);
 END;
 
 -- Stored settings, one JSON document per namespace ('memory', later 'qdrant').

@@ -1,0 +1,7 @@
+"""Management REST API: memories, bulk import/export, engine status, settings, API keys."""
+
+from shared.http import create_app
+from shared.lambda_http import http_handler
+
+app = create_app(routers=("status", "bulk", "memory", "settings", "keys"))
+handler = http_handler(app)

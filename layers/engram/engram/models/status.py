@@ -1,0 +1,54 @@
+"""What the engine reports about itself: health, tiers, embedding sources."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .common import ApiModel, UtcDatetime
+
+__all__ = [
+    "EmbeddingProvider",
+    "EngineStatus",
+    "HealthReport",
+    "KeywordTierStatus",
+    "VectorStoreStatus",
+]
+
+
+class HealthReport(ApiModel):
+    working: bool
+    latency_ms: float
+    error: str | None = None
+
+
+class KeywordTierStatus(ApiModel):
+    engine: str = "fts5"
+    available: bool
+
+
+class EmbeddingProvider(ApiModel):
+    source: str
+    model: str | None
+    dimension: int | None
+    available: bool
+    reason: str | None = Field(None, description="Why it is not available, when it is not")
+
+
+class VectorStoreStatus(ApiModel):
+    requested: str = Field(description="The vectorStore setting")
+    active: str | None = Field(description="The store answering vector queries, if any")
+    dimension: int | None
+    signature: str | None
+    last_reset_at: UtcDatetime | None
+    pending_reindex: int
+    total_memories: int
+
+
+class EngineStatus(ApiModel):
+    keyword_tier: KeywordTierStatus
+    embedding_source: str | None = Field(description="The source retrieval would embed with")
+    embedding_providers: list[EmbeddingProvider]
+    vector_store: VectorStoreStatus
+    rerank_enabled: bool
+    schema_version: int
+    remote_database: bool

@@ -1,0 +1,89 @@
+"""The FastAPI application factory: one app, assembled from the routers asked for.
+
+Lambda functions mount the routers they serve; the local server mounts them all
+(it is the API Gateway of local mode). The engine is built lazily, on the first
+request that needs it, so importing a handler stays cheap.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from importlib.metadata import PackageNotFoundError, version
+
+from fastapi import FastAPI, Request, Response
+
+from engram import Config, Engine, build_engine
+
+from ..observability import logger
+from .errors import install_error_handlers
+from .routers import ORDER, ROUTERS
+
+__all__ = ["create_app"]
+
+
+def _version() -> str:
+    try:
+        return version("engram")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+def _lazy(factory: Callable[[], Engine]) -> Callable[[], Engine]:
+    lock = threading.Lock()
+    engine: list[Engine] = []
+
+    def get() -> Engine:
+        if not engine:
+            with lock:
+                if not engine:
+                    engine.append(factory())
+        return engine[0]
+
+    return get
+
+
+def create_app(
+    routers: Iterable[str] = ORDER,
+    *,
+    config: Config | None = None,
+    engine: Callable[[], Engine] | None = None,
+) -> FastAPI:
+    wanted = set(routers)
+    unknown = wanted - set(ROUTERS)
+    if unknown:
+        raise ValueError(f"unknown routers: {sorted(unknown)}")
+    config = config if config is not None else Config()
+    app = FastAPI(
+        title="Engram",
+        version=_version(),
+        description="A persistent memory layer for OpenAI-compatible chat applications.",
+    )
+    app.state.config = config
+    app.state.admin_token = config.admin_token.get_secret_value() if config.admin_token else None
+    app.state.engine = _lazy(engine if engine is not None else lambda: build_engine(config))
+    install_error_handlers(app)
+
+    @app.middleware("http")
+    async def access_log(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        started = time.perf_counter()
+        response = await call_next(request)
+        # Method, route and status only: never bodies, queries or headers (secrets, memories).
+        logger.info(
+            "request",
+            extra={
+                "method": request.method,
+                "path": request.url.path,
+                "status": response.status_code,
+                "ms": round((time.perf_counter() - started) * 1000, 2),
+            },
+        )
+        return response
+
+    for name in ORDER:  # fixed paths before /api/memory/{id}
+        if name in wanted:
+            app.include_router(ROUTERS[name])
+    return app

@@ -1,0 +1,99 @@
+"""The one place engine errors become HTTP statuses, and every error body's shape.
+
+Bodies follow OpenAI's error shape, so chat clients and management clients parse
+the same thing: ``{"error": {"message", "type", "param"}}``; ``param`` names the
+offending field when there is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from engram.errors import (
+    AuthenticationError,
+    ConflictError,
+    EngramError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+    UnavailableError,
+)
+
+from ..observability import logger
+
+__all__ = ["error_body", "install_error_handlers", "status_for"]
+
+# Most specific first: a ConflictError is also an InvalidInputError.
+_STATUS: Sequence[tuple[type[EngramError], int, str]] = (
+    (ConflictError, 409, "conflict_error"),
+    (InvalidInputError, 422, "invalid_request_error"),
+    (NotFoundError, 404, "not_found_error"),
+    (AuthenticationError, 401, "authentication_error"),
+    (StorageError, 503, "storage_unavailable"),
+    (UnavailableError, 503, "service_unavailable"),
+)
+
+
+def status_for(exc: EngramError) -> tuple[int, str]:
+    for cls, status, kind in _STATUS:
+        if isinstance(exc, cls):
+            return status, kind
+    return 500, "internal_error"
+
+
+def error_body(message: str, kind: str, param: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": param, **extra}}
+
+
+def _field(loc: Sequence[int | str]) -> str:
+    # loc[0] says where the value came from (body, query, path, header); the rest names it.
+    parts = loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc
+    return ".".join(str(p) for p in parts)
+
+
+async def _engram_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, EngramError)
+    status, kind = status_for(exc)
+    if status >= 500:
+        logger.exception("request failed", extra={"path": request.url.path})
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    extra = {"details": exc.details} if exc.details is not None else {}
+    return JSONResponse(error_body(exc.message, kind, exc.field, **extra), status, headers=headers)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return JSONResponse(error_body("request body is not valid JSON", "invalid_json"), 400)
+    details = [{"field": _field(e["loc"]), "message": e["msg"]} for e in errors]
+    first = details[0]
+    message = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+    body = error_body(message, "invalid_request_error", first["field"] or None, details=details)
+    return JSONResponse(body, 422)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    kind = "not_found_error" if exc.status_code == 404 else "http_error"
+    return JSONResponse(
+        error_body(str(exc.detail), kind), exc.status_code, headers=getattr(exc, "headers", None)
+    )
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    logger.exception("unhandled error", extra={"path": request.url.path})
+    return JSONResponse(error_body("internal error", "internal_error"), 500)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(EngramError, _engram_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

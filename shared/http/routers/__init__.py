@@ -1,0 +1,18 @@
+"""One router per resource. ``ORDER`` is the order they are mounted in: routes with
+fixed paths under ``/api/memory`` must come before ``/api/memory/{id}``."""
+
+from fastapi import APIRouter
+
+from . import bulk, keys, memory, preview, settings, status
+
+__all__ = ["ORDER", "ROUTERS"]
+
+ROUTERS: dict[str, APIRouter] = {
+    "status": status.router,
+    "bulk": bulk.router,
+    "preview": preview.router,
+    "memory": memory.router,
+    "settings": settings.router,
+    "keys": keys.router,
+}
+ORDER = tuple(ROUTERS)

@@ -1,0 +1,140 @@
+"""Bulk import (JSON array or NDJSON) and streamed NDJSON export.
+
+Import is all or nothing: every item is validated first and every problem is
+reported; only a fully valid batch is written, in one transaction. It is
+idempotent by ``(apiKeyId, key)``, and an export imported into an empty
+database exports back byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+from pydantic import ConfigDict, ValidationError
+
+from engram import InvalidInputError
+from engram.models import ApiModel, MemoryImport
+from engram.models.common import ApiKeyId
+
+from ..deps import AdminAuth, EngineDep
+from ..schemas import ImportResult
+
+router = APIRouter(prefix="/api/memory", tags=["bulk"], dependencies=[AdminAuth])
+
+MAX_IMPORT_BYTES = 10 * 1024 * 1024
+MAX_IMPORT_ITEMS = 10_000
+_MAX_REPORTED = 100
+NDJSON = "application/x-ndjson"
+
+
+class ExportQuery(ApiModel):
+    model_config = ConfigDict(extra="forbid")
+
+    api_key_id: ApiKeyId | None = None
+
+
+def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
+    """(index, decoded JSON) per item: array positions, or 0-based NDJSON line numbers."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError("the body is not UTF-8 text") from exc
+    is_array = content_type.startswith("application/json") or (
+        not content_type.startswith(NDJSON) and text.lstrip().startswith("[")
+    )
+    if is_array:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"the body is not valid JSON: {exc.msg}") from exc
+        if not isinstance(data, list):
+            raise InvalidInputError("a JSON import must be an array of memories")
+        return list(enumerate(data))
+    items: list[tuple[int, Any]] = []
+    problems: list[dict[str, Any]] = []
+    for index, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        try:
+            items.append((index, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append({"index": index, "field": None, "message": f"not JSON: {exc.msg}"})
+    if problems:
+        raise InvalidInputError(
+            f"{len(problems)} line(s) are not JSON; nothing was imported",
+            details=problems[:_MAX_REPORTED],
+        )
+    return items
+
+
+def _validate(items: list[tuple[int, Any]]) -> list[MemoryImport]:
+    valid: list[MemoryImport] = []
+    problems: list[dict[str, Any]] = []
+    for index, item in items:
+        try:
+            valid.append(MemoryImport.model_validate(item))
+        except ValidationError as exc:
+            for error in exc.errors():
+                field = ".".join(str(p) for p in error["loc"]) or None
+                problems.append({"index": index, "field": field, "message": error["msg"]})
+    if problems:
+        bad = len({p["index"] for p in problems})
+        raise InvalidInputError(
+            f"{bad} of {len(items)} item(s) are invalid; nothing was imported",
+            details=problems[:_MAX_REPORTED],
+        )
+    return valid
+
+
+@router.post(
+    "/import",
+    response_model=ImportResult,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Memory"}}
+                },
+                NDJSON: {"schema": {"type": "string", "description": "one memory per line"}},
+            },
+        }
+    },
+)
+async def import_memories(request: Request, engine: EngineDep) -> ImportResult:
+    """Memories as exported (JSON array or NDJSON); upserted by ``(apiKeyId, key)``."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_IMPORT_BYTES:
+        raise InvalidInputError(f"an import is limited to {MAX_IMPORT_BYTES} bytes")
+    raw = await request.body()
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise InvalidInputError(f"an import is limited to {MAX_IMPORT_BYTES} bytes")
+    items = _parse(raw, request.headers.get("content-type", ""))
+    if not items:
+        raise InvalidInputError("the import holds no memories")
+    if len(items) > MAX_IMPORT_ITEMS:
+        raise InvalidInputError(f"an import is limited to {MAX_IMPORT_ITEMS} memories")
+    valid = _validate(items)
+    outcomes = await run_in_threadpool(engine.memories.upsert_many, list(valid))
+    created = sum(1 for o in outcomes if o.created)
+    return ImportResult(received=len(valid), created=created, updated=len(valid) - created)
+
+
+@router.get(
+    "/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {NDJSON: {}}, "description": "one memory per line"}},
+)
+def export_memories(query: Annotated[ExportQuery, Query()], engine: EngineDep) -> StreamingResponse:
+    """Live memories of one key (or all), oldest first, one JSON object per line."""
+
+    def lines() -> Iterator[bytes]:
+        for memory in engine.memories.export(query.api_key_id):
+            yield memory.model_dump_json().encode("utf-8") + b"\n"
+
+    return StreamingResponse(lines(), media_type=NDJSON)

@@ -1,0 +1,31 @@
+"""API keys of the chat proxy. The secret is returned once, at creation."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from engram import NotFoundError
+from engram.models import ApiKey, ApiKeyCreate, ApiKeyCreated
+
+from ..deps import AdminAuth, EngineDep
+
+router = APIRouter(prefix="/api/keys", tags=["keys"], dependencies=[AdminAuth])
+
+
+@router.post("", status_code=201, response_model=ApiKeyCreated)
+def create_key(body: ApiKeyCreate, engine: EngineDep) -> ApiKeyCreated:
+    return engine.keys.create(body)
+
+
+@router.get("", response_model=list[ApiKey])
+def list_keys(engine: EngineDep) -> list[ApiKey]:
+    return engine.keys.all()
+
+
+@router.delete("/{key_id}", response_model=ApiKey)
+def revoke_key(key_id: str, engine: EngineDep) -> ApiKey:
+    """Revoke (idempotent): the key stops authenticating; its memories stay."""
+    key = engine.keys.revoke(key_id)
+    if key is None:
+        raise NotFoundError(f"no API key with id {key_id}", field="id")
+    return key

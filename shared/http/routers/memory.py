@@ -1,0 +1,73 @@
+"""Memories: list, create (upsert by key), get, update, delete, and the health probe."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from engram import NotFoundError
+from engram.models import HealthReport, Memory, MemoryCreate, MemoryQuery, MemoryUpdate
+
+from ..deps import AdminAuth, EngineDep
+from ..schemas import MemoryListResponse, StatsSummary
+
+router = APIRouter(prefix="/api/memory", tags=["memory"], dependencies=[AdminAuth])
+
+
+def _missing(memory_id: str) -> NotFoundError:
+    return NotFoundError(f"no memory with id {memory_id}", field="id")
+
+
+@router.get("/health", response_model=HealthReport)
+def health(engine: EngineDep) -> HealthReport:
+    """Create -> list -> delete a probe memory; reports whether storage works."""
+    return engine.memories.health()
+
+
+@router.get("", response_model=MemoryListResponse)
+def list_memories(query: Annotated[MemoryQuery, Query()], engine: EngineDep) -> MemoryListResponse:
+    page = engine.memories.list_page(query)
+    stats = engine.memories.stats(query.api_key_id)
+    return MemoryListResponse(
+        **page.model_dump(by_alias=False),
+        stats=StatsSummary(
+            total=stats.total, tokens_used=stats.tokens_used, hit_rate=stats.hit_rate
+        ),
+    )
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=Memory,
+    responses={200: {"model": Memory, "description": "An existing (apiKeyId, key) was updated"}},
+)
+def create_memory(body: MemoryCreate, engine: EngineDep, response: Response) -> Memory:
+    outcome = engine.memories.upsert(body)
+    if not outcome.created:
+        response.status_code = 200
+    return outcome.memory
+
+
+@router.get("/{memory_id}", response_model=Memory)
+def get_memory(memory_id: str, engine: EngineDep) -> Memory:
+    memory = engine.memories.get(memory_id)
+    if memory is None:
+        raise _missing(memory_id)
+    return memory
+
+
+@router.put("/{memory_id}", response_model=Memory)
+def update_memory(memory_id: str, body: MemoryUpdate, engine: EngineDep) -> Memory:
+    memory = engine.memories.update(memory_id, body)
+    if memory is None:
+        raise _missing(memory_id)
+    return memory
+
+
+@router.delete("/{memory_id}", status_code=204)
+def delete_memory(memory_id: str, engine: EngineDep) -> Response:
+    if not engine.memories.delete(memory_id):
+        raise _missing(memory_id)
+    return Response(status_code=204)

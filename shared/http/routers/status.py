@@ -1,0 +1,21 @@
+"""What the engine can do right now: tiers, embedding sources, vector store."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from engram.models import EmbeddingProvider, EngineStatus
+
+from ..deps import AdminAuth, EngineDep
+
+router = APIRouter(prefix="/api/memory", tags=["engine"], dependencies=[AdminAuth])
+
+
+@router.get("/engine-status", response_model=EngineStatus)
+def engine_status(engine: EngineDep) -> EngineStatus:
+    return engine.status()
+
+
+@router.get("/embedding-providers", response_model=list[EmbeddingProvider])
+def embedding_providers(engine: EngineDep) -> list[EmbeddingProvider]:
+    return engine.embedding_providers()
