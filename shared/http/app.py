@@ -11,12 +11,17 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from importlib.metadata import PackageNotFoundError, version
+from typing import TypeVar
 
 from fastapi import FastAPI, Request, Response
 
-from engram import Config, Engine, build_engine
+from engram import Config, Engine, UnavailableError, build_engine
+from engram.models import ExtractionJob
+from engram.ports import JobQueue
 
 from ..observability import logger
+from ..queues import InProcessQueue, Job, SqsQueue
+from ..upstream import Upstream
 from .errors import install_error_handlers
 from .routers import ORDER, ROUTERS
 
@@ -30,18 +35,52 @@ def _version() -> str:
         return "0.0.0"
 
 
-def _lazy(factory: Callable[[], Engine]) -> Callable[[], Engine]:
-    lock = threading.Lock()
-    engine: list[Engine] = []
+T = TypeVar("T")
 
-    def get() -> Engine:
-        if not engine:
+
+def _lazy(factory: Callable[[], T]) -> Callable[[], T]:
+    """Build on first use, once; a factory that raises is tried again next time."""
+    lock = threading.Lock()
+    built: list[T] = []
+
+    def get() -> T:
+        if not built:
             with lock:
-                if not engine:
-                    engine.append(factory())
-        return engine[0]
+                if not built:
+                    built.append(factory())
+        return built[0]
 
     return get
+
+
+def _upstream(config: Config) -> Upstream:
+    if not config.upstream_base_url:
+        raise UnavailableError("no upstream provider: set ENGRAM_UPSTREAM_BASE_URL")
+    key = config.upstream_api_key.get_secret_value() if config.upstream_api_key else None
+    return Upstream(
+        config.upstream_base_url,
+        key,
+        timeout_s=config.upstream_timeout_s,
+        connect_timeout_s=config.upstream_connect_timeout_s,
+    )
+
+
+def _queue(config: Config, engine: Callable[[], Engine]) -> JobQueue:
+    """SQS when a queue URL is configured (AWS); otherwise a worker thread in this process."""
+    if config.extraction_queue_url:
+        return SqsQueue(config.extraction_queue_url, endpoint_url=config.aws_endpoint_url)
+    embeddings = (
+        SqsQueue(config.embedding_queue_url, endpoint_url=config.aws_endpoint_url)
+        if config.embedding_queue_url
+        else None
+    )
+
+    def handle(job: Job) -> None:
+        if not isinstance(job, ExtractionJob):
+            raise TypeError(f"this process has no handler for {job.kind} jobs")
+        engine().process_extraction(job, embeddings)
+
+    return InProcessQueue(handle)
 
 
 def create_app(
@@ -49,6 +88,8 @@ def create_app(
     *,
     config: Config | None = None,
     engine: Callable[[], Engine] | None = None,
+    queue: Callable[[], JobQueue] | None = None,
+    upstream: Callable[[], Upstream] | None = None,
 ) -> FastAPI:
     wanted = set(routers)
     unknown = wanted - set(ROUTERS)
@@ -62,7 +103,11 @@ def create_app(
     )
     app.state.config = config
     app.state.admin_token = config.admin_token.get_secret_value() if config.admin_token else None
-    app.state.engine = _lazy(engine if engine is not None else lambda: build_engine(config))
+    app.state.engine = get_engine = _lazy(
+        engine if engine is not None else lambda: build_engine(config)
+    )
+    app.state.queue = _lazy(queue if queue is not None else lambda: _queue(config, get_engine))
+    app.state.upstream = _lazy(upstream if upstream is not None else lambda: _upstream(config))
     install_error_handlers(app)
 
     @app.middleware("http")

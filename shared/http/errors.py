@@ -23,6 +23,8 @@ from engram.errors import (
     NotFoundError,
     StorageError,
     UnavailableError,
+    UpstreamError,
+    UpstreamTimeout,
 )
 
 from ..observability import logger
@@ -37,6 +39,8 @@ _STATUS: Sequence[tuple[type[EngramError], int, str]] = (
     (AuthenticationError, 401, "authentication_error"),
     (StorageError, 503, "storage_unavailable"),
     (UnavailableError, 503, "service_unavailable"),
+    (UpstreamTimeout, 504, "upstream_timeout"),
+    (UpstreamError, 502, "upstream_error"),
 )
 
 
@@ -47,8 +51,10 @@ def status_for(exc: EngramError) -> tuple[int, str]:
     return 500, "internal_error"
 
 
-def error_body(message: str, kind: str, param: str | None = None, **extra: Any) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "param": param, **extra}}
+def error_body(
+    message: str, kind: str, param: str | None = None, code: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code, **extra}}
 
 
 def _field(loc: Sequence[int | str]) -> str:
@@ -63,8 +69,10 @@ async def _engram_error(request: Request, exc: Exception) -> JSONResponse:
     if status >= 500:
         logger.exception("request failed", extra={"path": request.url.path})
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    code = "invalid_api_key" if status == 401 else None
     extra = {"details": exc.details} if exc.details is not None else {}
-    return JSONResponse(error_body(exc.message, kind, exc.field, **extra), status, headers=headers)
+    body = error_body(exc.message, kind, exc.field, code, **extra)
+    return JSONResponse(body, status, headers=headers)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:

@@ -15,6 +15,8 @@ from .errors import (
     NotFoundError,
     StorageError,
     UnavailableError,
+    UpstreamError,
+    UpstreamTimeout,
 )
 from .extraction import ExtractedFact, extract_facts
 from .injection import format_memories, inject, provider_supports_system
@@ -36,6 +38,8 @@ __all__ = [
     "NotFoundError",
     "StorageError",
     "UnavailableError",
+    "UpstreamError",
+    "UpstreamTimeout",
     "build_engine",
     "estimate_tokens",
     "extract_facts",

@@ -36,8 +36,16 @@ class Config(BaseSettings):
     admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")
     upstream_base_url: str | None = Field(None, alias="ENGRAM_UPSTREAM_BASE_URL")
     upstream_api_key: SecretStr | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY")
+    # The provider behind the upstream, when it serves one (decides system-role injection);
+    # otherwise it is read from the model id (see engram.chat.resolve_provider).
+    upstream_provider: str | None = Field(None, alias="ENGRAM_UPSTREAM_PROVIDER")
+    upstream_timeout_s: float = Field(120.0, gt=0, le=900, alias="ENGRAM_UPSTREAM_TIMEOUT_S")
+    upstream_connect_timeout_s: float = Field(
+        10.0, gt=0, le=120, alias="ENGRAM_UPSTREAM_CONNECT_TIMEOUT_S"
+    )
     extraction_queue_url: str | None = Field(None, alias="ENGRAM_EXTRACTION_QUEUE_URL")
     embedding_queue_url: str | None = Field(None, alias="ENGRAM_EMBEDDING_QUEUE_URL")
+    aws_endpoint_url: str | None = Field(None, alias="ENGRAM_AWS_ENDPOINT_URL")
 
     # How long a process trusts its cached copy of the stored settings. Writes made
     # through this process invalidate at once; the TTL bounds how long another

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from .apikeys import ApiKeyService
+from .chat import ChatMemory
 from .config import Config
+from .errors import EngramError
 from .injection import inject
 from .memory_service import MemoryService
 from .models import (
+    EmbeddingJob,
     EmbeddingProvider,
     EngineStatus,
+    ExtractionJob,
+    ExtractionOutcome,
     KeywordTierStatus,
     Memory,
     RetrievalRequest,
@@ -20,12 +26,14 @@ from .models import (
     VectorStoreStatus,
 )
 from .models.common import from_millis, to_millis
-from .ports import VectorTier
+from .ports import JobQueue, VectorTier
 from .retrieval import Retriever
 from .settings import MemorySettings, MemorySettingsUpdate, SettingsStore
 from .storage import ApiKeyRepository, Database, MemoryRepository
 
 __all__ = ["Engine", "utc_now"]
+
+log = logging.getLogger(__name__)
 
 
 def utc_now() -> datetime:
@@ -59,6 +67,27 @@ class Engine:
             vec_top_k=config.vec_top_k,
             vector_tier=vector_tier,
         )
+        self.chat = ChatMemory(self.retriever, self.settings)
+
+    def process_extraction(
+        self, job: ExtractionJob, embedding_queue: JobQueue | None = None
+    ) -> ExtractionOutcome:
+        """Store the facts of one chat exchange (once), then ask for their vectors.
+
+        A failed embedding request is logged, not raised: the extraction is committed,
+        and memories without a vector are still marked ``needs_reindex``.
+        """
+        outcome = self.memories.process_extraction(job)
+        ids = outcome.created + outcome.changed
+        if ids and embedding_queue is not None:
+            embed = EmbeddingJob(
+                api_key_id=job.api_key_id, memory_ids=ids, request_id=f"{job.request_id}.embed"
+            )
+            try:
+                embedding_queue.send(embed)
+            except EngramError:
+                log.warning("could not queue embeddings for job %s", job.request_id, exc_info=True)
+        return outcome
 
     def update_settings(self, changes: MemorySettingsUpdate) -> MemorySettings:
         return self.settings.update(changes, to_millis(self.clock()))

@@ -12,7 +12,9 @@ classes to status codes in exactly one place; nobody matches on messages.
     ├── AuthenticationError    missing or wrong credentials (401)
     ├── StorageError           the database failed or is unreachable
     │   └── MigrationError     the schema could not be brought up to date
-    └── UnavailableError       an optional dependency (FTS, vectors, upstream) is not usable
+    ├── UnavailableError       an optional dependency (FTS, vectors, a queue) is not usable
+    └── UpstreamError          the chat provider refused or broke the connection (502)
+        └── UpstreamTimeout    the chat provider did not answer in time (504)
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ __all__ = [
     "NotFoundError",
     "StorageError",
     "UnavailableError",
+    "UpstreamError",
+    "UpstreamTimeout",
 ]
 
 
@@ -75,3 +79,11 @@ class MigrationError(StorageError):
 
 class UnavailableError(EngramError):
     """A tier or dependency is not available; callers degrade instead of failing."""
+
+
+class UpstreamError(EngramError):
+    """The upstream chat provider could not be reached or broke the exchange."""
+
+
+class UpstreamTimeout(UpstreamError):
+    """The upstream chat provider did not answer within the configured timeout."""

@@ -10,6 +10,8 @@ from datetime import datetime
 from .errors import ConflictError, EngramError
 from .extraction import extract_facts
 from .models import (
+    ExtractionJob,
+    ExtractionOutcome,
     HealthReport,
     Memory,
     MemoryCreate,
@@ -130,6 +132,27 @@ class MemoryService:
             tokens_used=tokens,
             hit_rate=round(hits / retrievals, 4) if retrievals else 0.0,
             retrievals=retrievals,
+        )
+
+    def process_extraction(self, job: ExtractionJob) -> ExtractionOutcome:
+        """Run one extraction job exactly once, however often it is delivered.
+
+        The job id is recorded in the same transaction as the memories, so a crash
+        between the two cannot leave the job half-done and marked done.
+        """
+        with self.repo.db.transaction():
+            if self.repo.job_seen(job.request_id):
+                return ExtractionOutcome(
+                    request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
+                )
+            outcomes = self.extract_and_store(job.api_key_id, job.text, job.session_id)
+            self.repo.mark_job(job.request_id, job.kind, self._now())
+        return ExtractionOutcome(
+            request_id=job.request_id,
+            duplicate=False,
+            created=[o.memory.id for o in outcomes if o.created],
+            changed=[o.memory.id for o in outcomes if not o.created and o.content_changed],
+            unchanged=[o.memory.id for o in outcomes if not o.created and not o.content_changed],
         )
 
     def extract_and_store(

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from .models import EmbeddingJob, ExtractionJob
 from .storage.memories import OwnerFilter
 
-__all__ = ["VectorHit", "VectorTier"]
+__all__ = ["JobQueue", "VectorHit", "VectorTier"]
 
 
 @dataclass(frozen=True)
@@ -42,3 +43,13 @@ class VectorTier(Protocol):
     def search(
         self, query: str, who: OwnerFilter, now_ms: int, cutoff_ms: int, k: int
     ) -> list[VectorHit]: ...
+
+
+class JobQueue(Protocol):
+    """Where jobs go to be processed off the request path (SQS, or in process).
+
+    ``send`` must not block on processing; it raises ``EngramError`` when the job
+    could not be queued (callers on the chat path log it and carry on).
+    """
+
+    def send(self, job: ExtractionJob | EmbeddingJob) -> None: ...

@@ -3,7 +3,7 @@ fixed paths under ``/api/memory`` must come before ``/api/memory/{id}``."""
 
 from fastapi import APIRouter
 
-from . import bulk, keys, memory, preview, settings, status
+from . import bulk, chat, keys, memory, preview, settings, status
 
 __all__ = ["ORDER", "ROUTERS"]
 
@@ -14,5 +14,6 @@ ROUTERS: dict[str, APIRouter] = {
     "memory": memory.router,
     "settings": settings.router,
     "keys": keys.router,
+    "chat": chat.router,
 }
 ORDER = tuple(ROUTERS)

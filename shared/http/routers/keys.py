@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from engram import NotFoundError
 from engram.models import ApiKey, ApiKeyCreate, ApiKeyCreated
 
+from ..chat_auth import forget_key
 from ..deps import AdminAuth, EngineDep
 
 router = APIRouter(prefix="/api/keys", tags=["keys"], dependencies=[AdminAuth])
@@ -26,6 +27,7 @@ def list_keys(engine: EngineDep) -> list[ApiKey]:
 def revoke_key(key_id: str, engine: EngineDep) -> ApiKey:
     """Revoke (idempotent): the key stops authenticating; its memories stay."""
     key = engine.keys.revoke(key_id)
+    forget_key(key_id)
     if key is None:
         raise NotFoundError(f"no API key with id {key_id}", field="id")
     return key

@@ -142,4 +142,32 @@ def test_every_event_file_is_used():
     from .conftest import ROOT
 
     names = {p.stem for p in (ROOT / "events").glob("*.json")}
-    assert names == set(CASES)
+    # Used by the tests below and in tests/integration/test_sqs_pipeline.py.
+    assert names == set(CASES) | {"chat_proxy_completion", "extraction_worker_batch"}
+
+
+def test_chat_proxy_handler_with_the_sample_event(lambda_env, monkeypatch):
+    """The chat function end to end in Lambda form: key auth, injection, buffered answer."""
+    from upstream_stub import StubUpstream
+
+    from engram import Config, MemorySettingsUpdate, open_engine
+    from engram.models import ApiKeyCreate
+
+    admin = open_engine(Config(db_url=lambda_env))
+    key = admin.keys.create(ApiKeyCreate(name="lambda"))
+    admin.update_settings(MemorySettingsUpdate(enabled=True))
+    admin.memories.extract_and_store(key.id, "I always commit before pushing.")
+    admin.close()
+    event = load_event("chat_proxy_completion")
+    event["headers"]["authorization"] = f"Bearer {key.secret}"
+    with StubUpstream() as stub:
+        monkeypatch.setenv("ENGRAM_UPSTREAM_BASE_URL", stub.url)
+        response = load_function("chat_proxy").handler(event, LambdaContext())
+        assert response["statusCode"] == 200
+        assert json.loads(body_of(response))["choices"][0]["message"]["content"] == stub.reply
+        sent = stub.requests[0]["json"]["messages"]
+    assert sent[0] == {
+        "role": "system",
+        "content": "Memory context:\n- pattern: always commit before pushing",
+    }
+    assert sent[1] == {"role": "system", "content": "You are terse."}

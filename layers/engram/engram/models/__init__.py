@@ -9,6 +9,7 @@ from .common import (
     Scope,
     Strategy,
 )
+from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome
 from .keys import ApiKey, ApiKeyCreate, ApiKeyCreated
 from .memory import (
     Memory,
@@ -36,8 +37,11 @@ __all__ = [
     "ApiKeyCreate",
     "ApiKeyCreated",
     "ApiModel",
+    "EmbeddingJob",
     "EmbeddingProvider",
     "EngineStatus",
+    "ExtractionJob",
+    "ExtractionOutcome",
     "HealthReport",
     "KeywordTierStatus",
     "Memory",

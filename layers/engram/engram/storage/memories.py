@@ -418,6 +418,20 @@ class MemoryRepository:
         )
         return [row_to_memory(r) for r in rows]
 
+    # -- processed queue jobs ---------------------------------------------------------
+
+    def job_seen(self, job_id: str) -> bool:
+        return (
+            self.db.query_one("SELECT 1 FROM processed_jobs WHERE job_id = ?", (job_id,))
+            is not None
+        )
+
+    def mark_job(self, job_id: str, kind: str, now_ms: int) -> None:
+        self.db.execute(
+            "INSERT INTO processed_jobs (job_id, kind, processed_at) VALUES (?, ?, ?)",
+            (job_id, kind, now_ms),
+        )
+
     # -- retrieval counters ---------------------------------------------------------
 
     def record_retrieval(self, owner: str, hit: bool, now_ms: int) -> None:

@@ -1,0 +1,61 @@
+"""Authentication of chat requests with an Engram API key.
+
+Verified keys are cached for a short while, so a chat keeps working through a
+brief storage outage (memory must never be why a chat fails); a revoked key
+stops working within ``KEY_CACHE_TTL_S`` everywhere, at once in this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Annotated
+
+from cachetools import TTLCache
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from engram import AuthenticationError
+from engram.models import ApiKey
+
+from .deps import get_engine
+
+__all__ = ["KEY_CACHE_TTL_S", "ApiKeyDep", "forget_key", "require_api_key"]
+
+KEY_CACHE_TTL_S = 30
+_bearer = HTTPBearer(auto_error=False, description="An Engram API key (POST /api/keys)")
+_cache: TTLCache[str, ApiKey] = TTLCache(maxsize=10_000, ttl=KEY_CACHE_TTL_S)
+_lock = threading.Lock()
+
+
+def _fingerprint(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def forget_key(key_id: str) -> None:
+    with _lock:
+        for fingerprint in [f for f, key in _cache.items() if key.id == key_id]:
+            del _cache[fingerprint]
+
+
+def require_api_key(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> ApiKey:
+    secret = credentials.credentials if credentials else ""
+    if not secret:
+        raise AuthenticationError("missing API key: send 'Authorization: Bearer <key>'")
+    fingerprint = _fingerprint(secret)
+    with _lock:
+        cached = _cache.get(fingerprint)
+    if cached is not None:
+        return cached
+    key = get_engine(request).keys.authenticate(secret)
+    if key is None:
+        raise AuthenticationError("invalid or revoked API key")
+    with _lock:
+        _cache[fingerprint] = key
+    return key
+
+
+ApiKeyDep = Annotated[ApiKey, Depends(require_api_key)]
