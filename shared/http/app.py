@@ -16,7 +16,7 @@ from typing import TypeVar
 from fastapi import FastAPI, Request, Response
 
 from engram import Config, Engine, UnavailableError, build_engine
-from engram.models import ExtractionJob
+from engram.models import EmbeddingJob, ExtractionJob
 from engram.ports import JobQueue
 
 from ..observability import logger
@@ -66,21 +66,20 @@ def _upstream(config: Config) -> Upstream:
 
 
 def _queue(config: Config, engine: Callable[[], Engine]) -> JobQueue:
-    """SQS when a queue URL is configured (AWS); otherwise a worker thread in this process."""
+    """SQS when a queue URL is configured (AWS); otherwise a worker thread in this process,
+    which also computes the vectors of what it extracted (the local stack)."""
     if config.extraction_queue_url:
         return SqsQueue(config.extraction_queue_url, endpoint_url=config.aws_endpoint_url)
-    embeddings = (
-        SqsQueue(config.embedding_queue_url, endpoint_url=config.aws_endpoint_url)
-        if config.embedding_queue_url
-        else None
-    )
+    local: list[InProcessQueue] = []
 
     def handle(job: Job) -> None:
-        if not isinstance(job, ExtractionJob):
-            raise TypeError(f"this process has no handler for {job.kind} jobs")
-        engine().process_extraction(job, embeddings)
+        if isinstance(job, ExtractionJob):
+            engine().process_extraction(job, local[0])
+        elif isinstance(job, EmbeddingJob):
+            engine().process_embedding(job)
 
-    return InProcessQueue(handle)
+    local.append(InProcessQueue(handle))
+    return local[0]
 
 
 def create_app(

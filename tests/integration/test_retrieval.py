@@ -1,5 +1,6 @@
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
 from engram import Config, Engine, InvalidInputError, MemorySettingsUpdate, StorageError
@@ -11,8 +12,8 @@ from engram.models import (
     Scope,
     Strategy,
 )
-from engram.ports import VectorHit
-from engram.storage.memories import OwnerFilter
+from engram.ports import DenseScores
+from engram.storage.rows import OwnerFilter
 
 
 def add(engine, content, owner="k1", **kw):
@@ -28,7 +29,15 @@ def contents(result):
 
 
 @pytest.fixture
-def facts(engine, clock):
+def keyword_only(engine):
+    """The keyword tier alone: what retrieval does with no embedder (static off)."""
+    engine.update_settings(MemorySettingsUpdate(static_enabled=False))
+    return engine
+
+
+@pytest.fixture
+def facts(keyword_only, clock):
+    engine = keyword_only
     for text in [
         "User prefers TypeScript for frontend work",
         "User deploys with Kubernetes on Fridays",
@@ -53,6 +62,7 @@ def test_semantic_ranks_keyword_matches_by_bm25(facts):
     assert top.tier == "keyword" and top.fts_score > 0 and top.score == 1.0
     assert result.resolution.keyword_tier == "fts5"
     assert result.resolution.vector_store is None
+    assert "keyword only" in result.resolution.reason
 
 
 def test_stemming_matches_inflections(facts):
@@ -215,35 +225,55 @@ def test_hit_rate_counts_retrievals_with_results(engine):
 
 
 class StaticVectors:
-    """A deterministic vector tier: a test double at the AI edge (no model needed)."""
+    """A deterministic vector tier: a test double at the AI edge (no model needed).
+
+    Similarities are given per memory id; the owner filter is honoured as a real
+    tier must (memories the filter does not allow are never returned).
+    """
 
     store = "test-vectors"
     embedding_source = "test"
 
-    def __init__(self, hits=None, error=None):
-        self.hits, self.error = hits or [], error
+    def __init__(self, engine, sims=None, error=None):
+        self.engine, self.sims, self.error = engine, sims or {}, error
 
-    def search(self, query, who, now_ms, cutoff_ms, k):
+    def dense(self, query, who, now_ms, cutoff_ms):
         if self.error:
             raise self.error
-        return self.hits[:k]
+        visible = {
+            m.id for m in self.engine.search.get_many(list(self.sims), who, now_ms, cutoff_ms)
+        }
+        ids = list(self.sims)
+        sims = np.array([self.sims[i] if i in visible else -np.inf for i in ids], dtype=np.float32)
+        seqs = {
+            r["seq"]: ids.index(r["id"])
+            for r in self.engine.db.query("SELECT seq, id FROM memories")
+            if r["id"] in self.sims
+        }
+        return DenseScores(ids, sims, {i: n for n, i in enumerate(ids)}, {}, seqs)
 
 
 def vector_engine(engine, tier):
     config = Config(db_url=engine.config.db_url)
-    return Engine(engine.db, config, clock=engine.clock, vector_tier=lambda: tier)
+    return Engine(engine.db, config, clock=engine.clock, vector_tier=lambda: (tier, None))
 
 
 def test_hybrid_fuses_keyword_and_vector_ranks(facts):
     ids = {m.content: m.id for m in facts.memories.list_page(MemoryQuery()).data}
     cat, db_fact = ids["User's cat is named Biscuit"], ids["Project database is PostgreSQL 16"]
-    tier = StaticVectors([VectorHit(db_fact, 0.9), VectorHit(cat, 0.5)])
+    tier = StaticVectors(facts, {db_fact: 0.9, cat: 0.5})
+    facts.update_settings(MemorySettingsUpdate(fusion="rrf"))
     result = ask(vector_engine(facts, tier), "Biscuit", strategy=Strategy.HYBRID)
     top = result.results[0]
     assert top.content == "User's cat is named Biscuit"  # in both lists
     assert top.tier == "hybrid" and top.fts_score and top.vec_score == 0.5
     assert pytest.approx(top.score) == 1 / 61 + 1 / 62
     assert result.results[1].tier == "vector"
+    facts.update_settings(MemorySettingsUpdate(fusion="weighted"))
+    weighted = ask(vector_engine(facts, tier), "Biscuit", strategy=Strategy.HYBRID)
+    assert weighted.results[0].content == "User's cat is named Biscuit"  # 1 + 0.5 > 0.9
+    assert pytest.approx(weighted.results[0].score) == 1.0 + 0.5
+    assert pytest.approx(weighted.results[1].score) == 0.9
     assert (result.resolution.vector_store, result.resolution.embedding_source) == (
         "test-vectors",
         "test",
@@ -254,7 +284,7 @@ def test_hybrid_fuses_keyword_and_vector_ranks(facts):
 
 
 def test_a_failing_vector_tier_degrades_to_keyword(facts):
-    tier = StaticVectors(error=StorageError("vector index down"))
+    tier = StaticVectors(facts, error=StorageError("vector index down"))
     result = ask(vector_engine(facts, tier), "Biscuit", strategy=Strategy.HYBRID)
     assert contents(result)[0] == "User's cat is named Biscuit"
     assert result.resolution.fallback is True
@@ -265,7 +295,7 @@ def test_a_failing_vector_tier_degrades_to_keyword(facts):
 def test_vector_hits_of_another_owner_are_dropped(engine):
     foreign = add(engine, "someone else's memory", owner="other")
     mine = add(engine, "my memory", owner="k1")
-    tier = StaticVectors([VectorHit(foreign.id, 0.99), VectorHit(mine.id, 0.1)])
+    tier = StaticVectors(engine, {foreign.id: 0.99, mine.id: 0.1})
     result = ask(vector_engine(engine, tier), "memory", strategy=Strategy.SEMANTIC)
     assert contents(result) == ["my memory"]
 
@@ -284,7 +314,7 @@ def test_keyword_search_drives_from_the_fts_index(engine):
         return query(sql, params)
 
     engine.db.query = spy
-    engine.retriever.repo.keyword_search('"x"', OwnerFilter(("k1",)), 1, 0, 20)
+    engine.retriever.search.keyword_search('"x"', OwnerFilter(("k1",)), 1, 0, 20)
     engine.db.query = query
     sql, params = captured["sql"]
     plan = [row["detail"] for row in engine.db.query("EXPLAIN QUERY PLAN " + sql, params)]
@@ -296,20 +326,20 @@ def test_terms_in_half_the_memories_are_not_searched(engine):
     for i in range(10):
         add(engine, f"Caroline mentioned item{i}", key=f"k{i}")
     add(engine, "Caroline adopted a kitten", key="cat")
-    repo = engine.retriever.repo
+    repo = engine.retriever.search
     assert repo.selective_terms(["caroline", "kitten"]) == ["kitten"]
     assert repo.selective_terms(["caroline"]) == ["caroline"]  # never empties the query
     assert repo.selective_terms(["carolines", "item3"]) == ["item3"]  # stems are compared
     assert repo.selective_terms(["unseen", "kitten"]) == ["unseen", "kitten"]
 
 
-def test_pruning_common_terms_keeps_the_ranking(engine):
+def test_pruning_common_terms_keeps_the_ranking(keyword_only, engine):
     for i in range(12):
         add(engine, f"Melanie talked about pottery class {i}", key=f"p{i}")
     add(engine, "Melanie went camping with family", key="camp")
     add(engine, "Melanie camping camping by the lake", key="lake")
     pruned = ask(engine, "Melanie camping", strategy=Strategy.SEMANTIC)
-    full = engine.retriever.repo.keyword_search(
+    full = engine.retriever.search.keyword_search(
         '"melanie" OR "camping"', OwnerFilter(("k1",)), 10**13, 0, 20
     )
     matched = [m.content for m, _ in full if "camping" in m.content]
@@ -317,9 +347,29 @@ def test_pruning_common_terms_keeps_the_ranking(engine):
 
 
 @pytest.mark.parametrize("owner", ["user@example.com", "team:a.b-c_d", "K9", "key_" + "f" * 120])
-def test_keyword_search_finds_each_owners_rows_through_the_owner_token(engine, owner):
+def test_keyword_search_finds_each_owners_rows_through_the_owner_token(keyword_only, engine, owner):
     add(engine, "Biscuit the cat", owner=owner)
     add(engine, "Biscuit the dog", owner=owner + "x" if len(owner) < 128 else "other")
     result = ask(engine, "Biscuit", owner=owner, strategy=Strategy.SEMANTIC)
     assert contents(result) == ["Biscuit the cat"]
     assert result.results[0].tier == "keyword"
+
+
+def test_loading_memories_by_id_drives_from_the_id_index(engine):
+    for i in range(50):
+        add(engine, f"fact {i}", key=f"k{i}")
+    ids = [m.id for m in engine.memories.list_page(MemoryQuery(limit=10)).data]
+    captured = {}
+    query = engine.db.query
+
+    def spy(sql, params=()):
+        captured.setdefault("sql", (sql, list(params)))
+        return query(sql, params)
+
+    engine.db.query = spy
+    found = engine.search.get_many(ids, OwnerFilter(("k1",)), engine.now_ms(), 0)
+    engine.db.query = query
+    assert {m.id for m in found} == set(ids)
+    sql, params = captured["sql"]
+    plan = [row["detail"] for row in engine.db.query("EXPLAIN QUERY PLAN " + sql, params)]
+    assert "(id=?)" in plan[0], plan

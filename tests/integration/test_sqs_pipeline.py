@@ -155,3 +155,24 @@ def test_sqs_send_failure_is_an_engram_error(aws):
 
     with pytest.raises(UnavailableError):
         SqsQueue("https://sqs.eu-west-1.amazonaws.com/123456789012/missing").send(job())
+
+
+def test_the_embedding_worker_stores_vectors_for_a_sample_event(monkeypatch, db_path):
+    from engram.models import MemoryImport
+
+    monkeypatch.setenv("ENGRAM_DB_URL", f"file:{db_path}")
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "EngramTest")
+    reset_engines()
+    engine = open_engine(Config(db_url=f"file:{db_path}"))
+    event = load_event("embedding_worker_batch")
+    memory_id = json.loads(event["Records"][0]["body"])["memoryIds"][0]
+    engine.memories.upsert(
+        MemoryImport(id=memory_id, api_key_id="key_demo", key="k", content="I like sushi")
+    )
+    worker = load_function("embedding_worker")
+    assert worker.handler(event, LambdaContext()) == {"batchItemFailures": []}
+    assert engine.db.scalar("SELECT needs_reindex FROM memories") == 0
+    assert engine.db.scalar("SELECT length(embedding) FROM memories") == 1024
+    assert worker.handler(event, LambdaContext()) == {"batchItemFailures": []}  # idempotent
+    engine.close()
+    reset_engines()

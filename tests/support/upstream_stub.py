@@ -9,6 +9,7 @@ Used by the tests and by ``bench/proxy_overhead.py``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -26,6 +27,10 @@ class StubUpstream:
         self.gate: threading.Event | None = None
         self.record = True
         self.requests: list[dict[str, Any]] = []
+        # /v1/embeddings: the status of each next call (then 200), and the dimension.
+        self.embedding_statuses: list[int] = []
+        self.embedding_dim = 8
+        self.embedding_calls = 0
         self._server: ThreadingHTTPServer | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -76,6 +81,15 @@ class StubUpstream:
             "usage": {"prompt_tokens": 10, "completion_tokens": 7, "total_tokens": 17},
         }
 
+    def vector(self, text: str) -> list[float]:
+        """A deterministic vector per text; texts sharing words get closer vectors."""
+        out = [0.0] * self.embedding_dim
+        for word in text.lower().split():
+            digest = hashlib.sha256(word.encode()).digest()
+            for i in range(self.embedding_dim):
+                out[i] += digest[i] / 255 - 0.5
+        return out
+
     def chunks(self, model: str) -> list[bytes]:
         words = self.reply.split(" ")
         events = []
@@ -125,6 +139,19 @@ class _Handler(BaseHTTPRequestHandler):
             stub.requests.append({"path": self.path, "headers": dict(self.headers), "json": body})
         if stub.mode == "hang":
             time.sleep(stub.hang_s)
+        if self.path.rstrip("/") == "/v1/embeddings":
+            stub.embedding_calls += 1
+            status = stub.embedding_statuses.pop(0) if stub.embedding_statuses else 200
+            if status != 200:
+                self._send_json(status, {"error": {"message": f"status {status}"}})
+                return
+            texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            data = [
+                {"object": "embedding", "index": i, "embedding": stub.vector(t)}
+                for i, t in enumerate(texts)
+            ]
+            self._send_json(200, {"object": "list", "data": data, "model": body.get("model")})
+            return
         if stub.mode == "fail":
             self._send_json(
                 500, {"error": {"message": "upstream exploded", "type": "server_error"}}

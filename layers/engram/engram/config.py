@@ -31,6 +31,7 @@ class Config(BaseSettings):
     db_url: str = Field("file:.engram/engram.db", alias="ENGRAM_DB_URL")
     db_auth_token: SecretStr | None = Field(None, alias="ENGRAM_DB_AUTH_TOKEN")
     data_dir: Path = Field(Path(".engram"), alias="ENGRAM_DATA_DIR")
+    db_cache_mb: int = Field(64, ge=2, le=4096, alias="ENGRAM_DB_CACHE_MB")
 
     # Edges.
     admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")
@@ -46,6 +47,13 @@ class Config(BaseSettings):
     extraction_queue_url: str | None = Field(None, alias="ENGRAM_EXTRACTION_QUEUE_URL")
     embedding_queue_url: str | None = Field(None, alias="ENGRAM_EMBEDDING_QUEUE_URL")
     aws_endpoint_url: str | None = Field(None, alias="ENGRAM_AWS_ENDPOINT_URL")
+    # Key for the remote embedding endpoint; the upstream's key is used when unset.
+    embedding_api_key: SecretStr | None = Field(None, alias="ENGRAM_EMBEDDING_API_KEY")
+    # After POST /api/memory/reindex answers, keep embedding in the background for up to
+    # this long (the local server); Lambda sets 0 and leaves the rest to the schedule.
+    reindex_background_s: float = Field(300.0, ge=0, le=3600, alias="ENGRAM_REINDEX_BACKGROUND_S")
+    # Upper bound of the in-memory vector matrices (all owners together), in MiB.
+    vector_cache_mb: int = Field(512, ge=16, le=65_536, alias="ENGRAM_VECTOR_CACHE_MB")
 
     # How long a process trusts its cached copy of the stored settings. Writes made
     # through this process invalidate at once; the TTL bounds how long another
@@ -62,4 +70,5 @@ class Config(BaseSettings):
     )
     transformers_model: str = Field("all-MiniLM-L6-v2", alias="MEMORY_TRANSFORMERS_MODEL")
     static_model: str = Field("potion-base-8M", alias="MEMORY_STATIC_MODEL")
+    # Where the local models' files are (engram/embeddings/assets by default).
     static_cache_dir: Path | None = Field(None, alias="MEMORY_STATIC_CACHE_DIR")

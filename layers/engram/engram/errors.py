@@ -13,6 +13,8 @@ classes to status codes in exactly one place; nobody matches on messages.
     ├── StorageError           the database failed or is unreachable
     │   └── MigrationError     the schema could not be brought up to date
     ├── UnavailableError       an optional dependency (FTS, vectors, a queue) is not usable
+    │   └── EmbeddingError     an embedder failed
+    │       └── TransientEmbeddingError   rate limit, timeout, dropped request: retry once
     └── UpstreamError          the chat provider refused or broke the connection (502)
         └── UpstreamTimeout    the chat provider did not answer in time (504)
 """
@@ -24,11 +26,13 @@ from typing import Any
 __all__ = [
     "AuthenticationError",
     "ConflictError",
+    "EmbeddingError",
     "EngramError",
     "InvalidInputError",
     "MigrationError",
     "NotFoundError",
     "StorageError",
+    "TransientEmbeddingError",
     "UnavailableError",
     "UpstreamError",
     "UpstreamTimeout",
@@ -87,3 +91,11 @@ class UpstreamError(EngramError):
 
 class UpstreamTimeout(UpstreamError):
     """The upstream chat provider did not answer within the configured timeout."""
+
+
+class EmbeddingError(UnavailableError):
+    """An embedder could not produce vectors (missing key, model not installed...)."""
+
+
+class TransientEmbeddingError(EmbeddingError):
+    """A failure worth one retry: rate limited, timed out, or the request was dropped."""

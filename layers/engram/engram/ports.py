@@ -7,19 +7,41 @@ edge without touching retrieval logic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from .models import EmbeddingJob, ExtractionJob
-from .storage.memories import OwnerFilter
+import numpy as np
+import numpy.typing as npt
 
-__all__ = ["JobQueue", "VectorHit", "VectorTier"]
+from .models import EmbeddingJob, ExtractionJob
+from .storage.rows import OwnerFilter
+
+__all__ = ["DenseScores", "JobQueue", "VectorTier"]
 
 
 @dataclass(frozen=True)
-class VectorHit:
-    memory_id: str
-    similarity: float  # cosine similarity, higher is closer
+class DenseScores:
+    """Cosine similarity of the query to every memory of the owners.
+
+    ``sims`` is -inf where a memory may not be returned (expired, past retention,
+    another session, no vector yet), so arrays are shared with the index, not copied.
+    """
+
+    ids: Sequence[str]
+    sims: npt.NDArray[np.float32]
+    position: Mapping[str, int]  # id -> index into ids / sims
+    speaker_masks: Mapping[str, npt.NDArray[np.bool_]]  # metadata.speaker -> its rows
+    seq_position: Mapping[int, int] = field(default_factory=dict)  # row seq -> index
+
+    def top(self, k: int) -> list[tuple[str, float]]:
+        allowed = int(np.count_nonzero(np.isfinite(self.sims)))
+        k = min(k, allowed)
+        if k <= 0:
+            return []
+        part = np.argpartition(-self.sims, k - 1)[:k]
+        part = part[np.argsort(-self.sims[part], kind="stable")]
+        return [(self.ids[i], float(self.sims[i])) for i in part]
 
 
 class VectorTier(Protocol):
@@ -40,9 +62,7 @@ class VectorTier(Protocol):
         """The embedder that produced the query vector (``static``, ``remote``...)."""
         ...
 
-    def search(
-        self, query: str, who: OwnerFilter, now_ms: int, cutoff_ms: int, k: int
-    ) -> list[VectorHit]: ...
+    def dense(self, query: str, who: OwnerFilter, now_ms: int, cutoff_ms: int) -> DenseScores: ...
 
 
 class JobQueue(Protocol):

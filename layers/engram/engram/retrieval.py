@@ -2,10 +2,10 @@
 
 Strategies (SPEC section 4):
 - ``exact``: newest first.
-- ``semantic``: vectors when a tier is ready, else keyword (FTS5/BM25); nothing
-  matched or the index failing -> chronological, flagged as a fallback.
-- ``hybrid``: Reciprocal Rank Fusion of keyword and vector ranks, then recent
-  memories to fill the budget.
+- ``semantic``: nearest vectors when a vector tier is ready, else keyword (BM25);
+  nothing matched or the index failing -> newest first, flagged as a fallback.
+- ``hybrid``: keyword and vector evidence fused (``fusion`` setting: ``weighted``,
+  the default, or ``rrf``), then recent memories to fill what is left.
 Every degradation is silent for the caller and explained in ``resolution``.
 """
 
@@ -14,8 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+import numpy as np
 
 from .errors import EngramError, InvalidInputError, StorageError
+from .fusion import named_speakers, rrf, strip_names, weighted
 from .models import (
     GLOBAL_OWNER,
     Memory,
@@ -27,16 +31,25 @@ from .models import (
     Strategy,
 )
 from .models.retrieval import Tier
-from .ports import VectorTier
-from .settings import MAX_TOKENS_LIMIT, SettingsStore
+from .ports import DenseScores, VectorTier
+from .settings import MAX_TOKENS_LIMIT, MemorySettings, SettingsStore
 from .storage.fts import build_match, query_terms
-from .storage.memories import MemoryRepository, OwnerFilter
+from .storage.memories import MemoryRepository
+from .storage.rows import OwnerFilter
+from .storage.search import SearchRepository
 from .tokens import estimate_tokens
 
-__all__ = ["Retriever", "owner_filter"]
+__all__ = ["Retriever", "TierProvider", "owner_filter"]
 
 log = logging.getLogger(__name__)
 DAY_MS = 86_400_000
+# Weighted fusion scores this many keyword matches (ids and BM25 only), so a memory
+# ranked 21st by keywords but close in meaning still gets its keyword evidence.
+FUSION_KEYWORD_POOL = 200
+# Fused candidates loaded beyond the limit, for the budget walk to skip oversized ones.
+FUSION_SPARE = 10
+TierProvider = Callable[[], tuple[VectorTier | None, str | None]]
+T = TypeVar("T")
 
 
 @dataclass
@@ -67,18 +80,24 @@ def owner_filter(api_key_id: str, scope: Scope, session_id: str | None) -> Owner
     return OwnerFilter((api_key_id,))
 
 
+def _no_tier() -> tuple[VectorTier | None, str | None]:
+    return None, "no vector tier"
+
+
 class Retriever:
     def __init__(
         self,
-        repo: MemoryRepository,
+        search: SearchRepository,
+        memories: MemoryRepository,
         settings: SettingsStore,
         now_ms: Callable[[], int],
         *,
         rrf_k: int = 60,
         vec_top_k: int = 20,
-        vector_tier: Callable[[], VectorTier | None] = lambda: None,
+        vector_tier: TierProvider = _no_tier,
     ) -> None:
-        self.repo = repo
+        self.search = search
+        self.memories = memories
         self.settings = settings
         self.now_ms = now_ms
         self.rrf_k = rrf_k
@@ -105,10 +124,10 @@ class Retriever:
         budget = min(budget, MAX_TOKENS_LIMIT)
         now = self.now_ms()
         cutoff = now - settings.retention_days * DAY_MS
-        outcome = self._rank(strategy, request, who, now, cutoff)
+        outcome = self._rank(strategy, request, who, now, cutoff, settings)
         results, used = _fit_budget(outcome.ranked, budget, request.limit)
         if record:
-            self.repo.record_retrieval(api_key_id, bool(results), now)
+            self.memories.record_retrieval(api_key_id, bool(results), now)
         resolution = Resolution(
             strategy=strategy,
             keyword_tier="unavailable" if outcome.keyword_tier != "fts5" else "fts5",
@@ -122,99 +141,153 @@ class Retriever:
     # -- ranking ------------------------------------------------------------------
 
     def _rank(
-        self, strategy: Strategy, request: RetrievalRequest, who: OwnerFilter, now: int, cutoff: int
+        self,
+        strategy: Strategy,
+        request: RetrievalRequest,
+        who: OwnerFilter,
+        now: int,
+        cutoff: int,
+        settings: MemorySettings,
     ) -> _Outcome:
         outcome = _Outcome()
-        pool = max(request.limit, self.vec_top_k)
+        limit = request.limit
         if strategy is Strategy.EXACT or not request.query.strip():
-            outcome.ranked = self._recent(who, now, cutoff, request.limit)
+            outcome.ranked = self._recent(who, now, cutoff, limit)
             return outcome
-        keyword = self._keyword(request.query, who, now, cutoff, pool, outcome)
-        vector = self._vector(request.query, who, now, cutoff, outcome)
+        dense = self._dense(request.query, who, now, cutoff, outcome)
+        names = named_speakers(request.query, dense.speaker_masks) if dense else set()
+        pool = max(limit, self.vec_top_k)
+        stripped = strip_names(request.query, names)
+        weighted_fusion = (
+            strategy is Strategy.HYBRID and dense is not None and settings.fusion == "weighted"
+        )
+        # Weighted fusion reads keyword scores in its own, narrower query.
+        keyword = (
+            [] if weighted_fusion else self._keyword(stripped, who, now, cutoff, pool, outcome)
+        )
         if strategy is Strategy.SEMANTIC:
-            ranked = vector if vector else keyword
+            ranked = self._nearest(dense, who, now, cutoff, pool) if dense else keyword
+        elif dense is None:
+            ranked = keyword
+        elif settings.fusion == "rrf":
+            nearest = [memory_id for memory_id, _ in dense.top(self.vec_top_k)]
+            scores = rrf([[c.memory.id for c in keyword], nearest], self.rrf_k)
+            best = sorted(scores.items(), key=lambda item: item[1], reverse=True)
+            fts = {c.memory.id: c.fts_score or 0.0 for c in keyword}
+            ranked = self._fused(
+                best[: limit + FUSION_SPARE], keyword, dense, who, now, cutoff, fts
+            )
         else:
-            ranked = self._fuse(keyword, vector)
+            hits = self._keyword_scores(stripped, who, outcome)
+            best = weighted(hits, dense, names, limit + FUSION_SPARE)
+            positions = dense.seq_position
+            fts = {dense.ids[positions[seq]]: bm25 for seq, bm25 in hits if seq in positions}
+            ranked = self._fused(best, keyword, dense, who, now, cutoff, fts)
         if not ranked:
             if strategy is Strategy.SEMANTIC:
                 outcome.reasons.append("no match: chronological order")
-            ranked = self._recent(who, now, cutoff, request.limit)
-        elif strategy is Strategy.HYBRID:
+            ranked = self._recent(who, now, cutoff, limit)
+        elif strategy is Strategy.HYBRID and len(ranked) < limit:
             seen = {c.memory.id for c in ranked}
-            ranked += [
-                c for c in self._recent(who, now, cutoff, request.limit) if c.memory.id not in seen
-            ]
+            ranked += [c for c in self._recent(who, now, cutoff, limit) if c.memory.id not in seen]
         outcome.ranked = ranked
         return outcome
 
     def _recent(self, who: OwnerFilter, now: int, cutoff: int, limit: int) -> list[_Candidate]:
-        return [_Candidate(m, "recent") for m in self.repo.recent(who, now, cutoff, limit)]
+        return [_Candidate(m, "recent") for m in self.search.recent(who, now, cutoff, limit)]
 
-    def _keyword(
-        self, query: str, who: OwnerFilter, now: int, cutoff: int, pool: int, outcome: _Outcome
-    ) -> list[_Candidate]:
+    def _keyword_hits(
+        self,
+        query: str,
+        outcome: _Outcome,
+        search: Callable[[str], list[tuple[T, float]]],
+    ) -> list[tuple[T, float]]:
+        """Run one keyword query (rows or ids) for ``query``; [] and a flagged fallback when
+        the FTS index is missing or fails, so retrieval goes on without it."""
         terms = query_terms(query)
         if not terms:
             return []
         try:
-            match = build_match(self.repo.selective_terms(terms))
+            match = build_match(self.search.selective_terms(terms))
             assert match is not None  # selective_terms never empties a non-empty list
-            hits = self.repo.keyword_search(match, who, now, cutoff, pool)
+            return search(match)
         except StorageError:
-            log.warning("keyword index failed; falling back to chronological order", exc_info=True)
+            log.warning("keyword index failed; retrieval goes on without it", exc_info=True)
             outcome.keyword_tier = "unavailable"
             outcome.reasons.append("keyword index unavailable")
             return []
+
+    def _keyword(
+        self, query: str, who: OwnerFilter, now: int, cutoff: int, pool: int, outcome: _Outcome
+    ) -> list[_Candidate]:
+        hits = self._keyword_hits(
+            query, outcome, lambda m: self.search.keyword_search(m, who, now, cutoff, pool)
+        )
         if not hits:
             return []
         best = max(-rank for _, rank in hits) or 1.0
         return [_Candidate(m, "keyword", score=(-rank) / best, fts_score=-rank) for m, rank in hits]
 
-    def _vector(
+    def _keyword_scores(
+        self, query: str, who: OwnerFilter, outcome: _Outcome
+    ) -> list[tuple[int, float]]:
+        hits = self._keyword_hits(
+            query, outcome, lambda m: self.search.keyword_scores(m, who, FUSION_KEYWORD_POOL)
+        )
+        return [(seq, -rank) for seq, rank in hits]
+
+    def _dense(
         self, query: str, who: OwnerFilter, now: int, cutoff: int, outcome: _Outcome
-    ) -> list[_Candidate]:
-        tier = self.vector_tier()
+    ) -> DenseScores | None:
+        tier, reason = self.vector_tier()
         if tier is None:
-            outcome.reasons.append("no vector tier: keyword only")
-            return []
-        outcome.embedding_source = tier.embedding_source
-        outcome.vector_store = tier.store
+            outcome.reasons.append(f"keyword only: {reason}")
+            return None
         try:
-            hits = tier.search(query, who, now, cutoff, self.vec_top_k)
-            ids = [h.memory_id for h in hits]
-            memories = {m.id: m for m in self.repo.get_many(ids, who, now, cutoff)}
+            dense = tier.dense(query, who, now, cutoff)
         except EngramError:
             log.warning("vector tier %s failed; keyword only", tier.store, exc_info=True)
             outcome.reasons.append(f"vector tier {tier.store} failed: keyword only")
-            outcome.vector_store = None
-            return []
-        return [
-            _Candidate(memories[h.memory_id], "vector", score=h.similarity, vec_score=h.similarity)
-            for h in hits
-            if h.memory_id in memories
-        ]
+            return None
+        outcome.embedding_source = tier.embedding_source
+        outcome.vector_store = tier.store
+        return dense
 
-    def _fuse(self, keyword: list[_Candidate], vector: list[_Candidate]) -> list[_Candidate]:
-        """Reciprocal Rank Fusion: score(d) = sum over lists of 1 / (k + rank)."""
-        if not vector:
-            return keyword
-        if not keyword:
-            return vector
-        fused: dict[str, _Candidate] = {}
-        for ranked in (keyword, vector):
-            for rank, candidate in enumerate(ranked, start=1):
-                into = fused.setdefault(candidate.memory.id, _Candidate(candidate.memory, "hybrid"))
-                into.score += 1.0 / (self.rrf_k + rank)
-                if into.fts_score is None:
-                    into.fts_score = candidate.fts_score
-                if into.vec_score is None:
-                    into.vec_score = candidate.vec_score
-        for candidate in fused.values():
-            if candidate.vec_score is None:
-                candidate.tier = "keyword"
-            elif candidate.fts_score is None:
-                candidate.tier = "vector"
-        return sorted(fused.values(), key=lambda c: c.score, reverse=True)
+    def _nearest(
+        self, dense: DenseScores, who: OwnerFilter, now: int, cutoff: int, k: int
+    ) -> list[_Candidate]:
+        top = dense.top(k)
+        found = {m.id: m for m in self.search.get_many([i for i, _ in top], who, now, cutoff)}
+        return [_Candidate(found[i], "vector", sim, None, sim) for i, sim in top if i in found]
+
+    def _fused(
+        self,
+        best: list[tuple[str, float]],
+        known: list[_Candidate],
+        dense: DenseScores,
+        who: OwnerFilter,
+        now: int,
+        cutoff: int,
+        fts: dict[str, float],
+    ) -> list[_Candidate]:
+        """Candidates for the fused ranking ``best`` (id, score), rows loaded in one query."""
+        memories = {c.memory.id: c.memory for c in known}
+        missing = [i for i, _ in best if i not in memories]
+        memories.update({m.id: m for m in self.search.get_many(missing, who, now, cutoff)})
+        ranked = []
+        for memory_id, score in best:
+            if memory_id not in memories:
+                continue
+            position = dense.position.get(memory_id)
+            sim = None if position is None else float(dense.sims[position])
+            if sim is not None and not np.isfinite(sim):
+                sim = None
+            in_fts = memory_id in fts
+            tier: Tier = (
+                "hybrid" if in_fts and sim is not None else ("keyword" if in_fts else "vector")
+            )
+            ranked.append(_Candidate(memories[memory_id], tier, score, fts.get(memory_id), sim))
+        return ranked
 
 
 def _fit_budget(
@@ -239,8 +312,9 @@ def _fit_budget(
 
 
 def _public(candidate: _Candidate, tokens: int) -> RetrievedMemory:
-    return RetrievedMemory(
-        **candidate.memory.model_dump(by_alias=False),
+    # The memory was validated when it was read; constructing skips re-validating it.
+    return RetrievedMemory.model_construct(
+        **dict(candidate.memory),
         score=candidate.score,
         tier=candidate.tier,
         tokens=tokens,

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError
+from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError, field_validator
 
 from .errors import InvalidInputError
 from .models.common import ApiModel, Strategy
@@ -66,6 +66,8 @@ class MemorySettings(ApiModel):
     max_tokens: Annotated[int, Strict(), BeforeValidator(_clamp(0, MAX_TOKENS_LIMIT))] = 2000
     retention_days: Annotated[int, Strict(), BeforeValidator(_clamp(1, 365))] = 30
     strategy: Annotated[Strategy, BeforeValidator(_strategy)] = Strategy.HYBRID
+    # How hybrid combines keyword and vector evidence (engram/fusion.py).
+    fusion: Literal["weighted", "rrf"] = "weighted"
     auto_summarize: bool = False
     embedding_source: Literal["auto", "remote", "static", "transformers"] = "auto"
     embedding_provider_model: OptionalText = None
@@ -89,6 +91,20 @@ class MemorySettingsUpdate(MemorySettings):
     """A partial update: only the fields sent change; unknown fields are an error."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("custom_base_url")
+    @classmethod
+    def _safe_url(cls, value: str | None) -> str | None:
+        # Checked on the way in (http(s), no credentials, no query, no metadata host),
+        # and again, with DNS, before the remote embedder calls it.
+        if value is None or not value.strip():
+            return None
+        from .embeddings.urlpolicy import check_endpoint_url
+
+        try:
+            return check_endpoint_url(value)
+        except InvalidInputError as exc:
+            raise ValueError(exc.message) from exc
 
 
 class SettingsStore:

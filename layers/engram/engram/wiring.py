@@ -21,7 +21,7 @@ _lock = threading.Lock()
 
 def open_engine(config: Config) -> Engine:
     token = config.db_auth_token.get_secret_value() if config.db_auth_token else None
-    db = Database(config.db_url, auth_token=token)
+    db = Database(config.db_url, auth_token=token, cache_mb=config.db_cache_mb)
     apply_migrations(db)
     return Engine(db, config)
 

@@ -3,12 +3,13 @@ fixed paths under ``/api/memory`` must come before ``/api/memory/{id}``."""
 
 from fastapi import APIRouter
 
-from . import bulk, chat, keys, memory, preview, settings, status
+from . import bulk, chat, keys, memory, preview, settings, status, vectors
 
 __all__ = ["ORDER", "ROUTERS"]
 
 ROUTERS: dict[str, APIRouter] = {
     "status": status.router,
+    "vectors": vectors.router,
     "bulk": bulk.router,
     "preview": preview.router,
     "memory": memory.router,

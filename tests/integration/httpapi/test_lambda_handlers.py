@@ -28,6 +28,7 @@ CASES = {
     "memory_api_export": ("memory_api", 200),
     "memory_api_engine_status": ("memory_api", 200),
     "memory_api_keys_create": ("memory_api", 201),
+    "memory_api_reindex": ("memory_api", 200),
     "retrieve_preview_query": ("retrieve_preview", 200),
     "retrieve_preview_invalid_scope": ("retrieve_preview", 422),
 }
@@ -143,7 +144,11 @@ def test_every_event_file_is_used():
 
     names = {p.stem for p in (ROOT / "events").glob("*.json")}
     # Used by the tests below and in tests/integration/test_sqs_pipeline.py.
-    assert names == set(CASES) | {"chat_proxy_completion", "extraction_worker_batch"}
+    assert names == set(CASES) | {
+        "chat_proxy_completion",
+        "extraction_worker_batch",
+        "embedding_worker_batch",
+    }
 
 
 def test_chat_proxy_handler_with_the_sample_event(lambda_env, monkeypatch):

@@ -48,11 +48,15 @@ def test_preview_ranks_and_explains_without_changing_memories(client, engine):
     body = response.json()
     top = body["results"][0]
     assert top["content"] == "cat named Biscuit"
-    assert top["tier"] == "keyword"
+    assert top["tier"] == "hybrid"  # a keyword match with a vector (static embedder, default)
+    assert top["ftsScore"] > 0 and -1 <= top["vecScore"] <= 1
     assert set(top) >= {"id", "key", "score", "tokens", "ftsScore", "vecScore", "createdAt"}
     assert body["tokensUsed"] == sum(r["tokens"] for r in body["results"])
     assert body["resolution"]["strategy"] == "hybrid"
     assert body["resolution"]["keywordTier"] == "fts5"
+    assert body["resolution"]["embeddingSource"] == "static"
+    assert body["resolution"]["vectorStore"] == "libsql"
+    assert body["resolution"]["fallback"] is False
     assert client.get("/api/memory").json()["data"] == before
     assert engine.memories.stats("key_a").retrievals == 1
 
@@ -77,13 +81,17 @@ def test_engine_status_and_providers_are_honest(client):
     seed(client)
     status = client.get("/api/memory/engine-status").json()
     assert status["keywordTier"] == {"engine": "fts5", "available": True}
-    assert status["embeddingSource"] is None
-    assert status["vectorStore"]["active"] is None
+    assert status["embeddingSource"] == "static"  # on by default, model installed
+    assert status["vectorStore"]["active"] == "libsql"
     assert status["vectorStore"]["totalMemories"] == 3
     assert status["schemaVersion"] >= 2
-    providers = client.get("/api/memory/embedding-providers").json()
-    assert {p["source"] for p in providers} == {"remote", "static", "transformers"}
-    assert all(p["available"] is False and p["reason"] for p in providers)
+    providers = {p["source"]: p for p in client.get("/api/memory/embedding-providers").json()}
+    assert set(providers) == {"remote", "static", "transformers"}
+    assert providers["static"]["available"] is True
+    assert providers["static"]["dimension"] == 256
+    assert providers["transformers"]["available"] is True
+    assert providers["remote"]["available"] is False  # no endpoint or key configured
+    assert "customBaseUrl" in providers["remote"]["reason"]
 
 
 def test_settings_get_put_clamp_and_reject(client):
@@ -131,3 +139,29 @@ def test_openapi_describes_bodies_and_responses(app):
     preview = spec["paths"]["/api/memory/retrieve-preview"]["post"]
     assert "RetrievalResult" in str(preview["responses"]["200"])
     assert "bearer" in str(spec["components"]["securitySchemes"]).lower()
+
+
+def test_reindex_endpoint_reports_started_and_pending(client, engine):
+    seed(client)
+    assert client.get("/api/memory/engine-status").json()["vectorStore"]["pendingReindex"] == 3
+    response = client.post("/api/memory/reindex", json={"force": True})
+    assert response.status_code == 200
+    assert response.json() == {"started": True, "pending": 0, "processed": 3, "reason": None}
+    assert client.get("/api/memory/engine-status").json()["vectorStore"]["pendingReindex"] == 0
+    assert client.post("/api/memory/reindex", json={"force": "yes please"}).status_code == 422
+    assert client.post("/api/memory/reindex", json={"all": True}).status_code == 422
+
+
+def test_reindex_without_an_embedder_says_why(client, engine):
+    seed(client)
+    client.put("/api/settings/memory", json={"staticEnabled": False})
+    body = client.post("/api/memory/reindex", json={}).json()
+    assert body["started"] is False
+    assert body["pending"] == 3
+    assert "no embedding source" in body["reason"]
+
+
+def test_settings_refuse_a_metadata_endpoint(client):
+    response = client.put("/api/settings/memory", json={"customBaseUrl": "http://169.254.169.254"})
+    assert response.status_code == 422
+    assert response.json()["error"]["param"] == "customBaseUrl"

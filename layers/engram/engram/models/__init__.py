@@ -28,6 +28,7 @@ from .status import (
     KeywordTierStatus,
     VectorStoreStatus,
 )
+from .vectors import ReindexRequest, ReindexResult
 
 __all__ = [
     "GLOBAL_OWNER",
@@ -52,6 +53,8 @@ __all__ = [
     "MemoryStats",
     "MemoryType",
     "MemoryUpdate",
+    "ReindexRequest",
+    "ReindexResult",
     "Resolution",
     "RetrievalRequest",
     "RetrievalResult",

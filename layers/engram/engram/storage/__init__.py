@@ -2,7 +2,18 @@
 
 from .apikeys import ApiKeyRepository
 from .database import Database
-from .memories import MemoryRepository, OwnerFilter
+from .memories import MemoryRepository, UpsertOutcome
 from .migrate import apply_migrations
+from .rows import OwnerFilter
+from .search import SearchRepository, VectorMeta
 
-__all__ = ["ApiKeyRepository", "Database", "MemoryRepository", "OwnerFilter", "apply_migrations"]
+__all__ = [
+    "ApiKeyRepository",
+    "Database",
+    "MemoryRepository",
+    "OwnerFilter",
+    "SearchRepository",
+    "UpsertOutcome",
+    "VectorMeta",
+    "apply_migrations",
+]

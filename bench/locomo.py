@@ -1,0 +1,237 @@
+"""LoCoMo retrieval benchmark: recall of evidence turns, per strategy and embedder.
+
+Each conversation is one API key; each dialogue turn is one memory (session id =
+the LoCoMo session, so neighbours are defined; ``metadata.speaker`` and
+``metadata.date`` = who said it and the session's date; a shared photo's caption
+is part of the turn's text). Every question of categories 1-4 is asked; recall@k
+= |evidence found in the top k| / |evidence|, averaged (the dataset's README).
+
+Run in process:   .venv/bin/python bench/locomo.py
+Through the API:  .venv/bin/python bench/locomo.py --api http://127.0.0.1:8080 --token T
+Data (CC BY-NC 4.0, not shipped): ../shared/bench/locomo/locomo-dev.json by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10, 20)
+# (label, settings) for each embedder; "none" is the keyword tier alone.
+EMBEDDERS = {
+    "none": {"staticEnabled": False, "transformersEnabled": False, "embeddingSource": "auto"},
+    "static": {"staticEnabled": True, "transformersEnabled": False, "embeddingSource": "static"},
+    "transformers": {
+        "staticEnabled": False,
+        "transformersEnabled": True,
+        "embeddingSource": "transformers",
+    },
+}
+STRATEGIES = ("exact", "semantic", "hybrid")
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    conversations = []
+    for item in json.loads(path.read_text()):
+        talk = item["conversation"]
+        sessions = sorted(
+            (k for k in talk if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:])
+        )
+        turns = []
+        for session in sessions:
+            for turn in talk[session]:
+                text = turn["text"]
+                if turn.get("blip_caption"):
+                    text += f" [shares a photo: {turn['blip_caption']}]"
+                turns.append(
+                    {
+                        "dia": turn["dia_id"],
+                        "session": session,
+                        "text": text,
+                        "speaker": turn["speaker"],
+                        "date": talk[f"{session}_date_time"],
+                    }
+                )
+        questions = []
+        for qa in item["qa"]:
+            evidence = {
+                e.strip() for x in qa.get("evidence", []) for e in x.split(";") if e.strip()
+            }
+            if qa["category"] in CATEGORIES and evidence:
+                questions.append({"q": qa["question"], "cat": qa["category"], "ev": evidence})
+        conversations.append({"id": item["sample_id"], "turns": turns, "questions": questions})
+    return conversations
+
+
+def memories(conv: dict[str, Any], start_ms: int) -> Iterator[dict[str, Any]]:
+    for i, turn in enumerate(conv["turns"]):
+        yield {
+            "apiKeyId": f"locomo-{conv['id']}",
+            # An opaque key: the key is searchable text, and "D1:3" would match any "3".
+            "key": "turn:" + hashlib.sha256(turn["dia"].encode()).hexdigest()[:16],
+            "sessionId": turn["session"],
+            "content": turn["text"],
+            "metadata": {"speaker": turn["speaker"], "date": turn["date"], "diaId": turn["dia"]},
+            # one millisecond apart: creation order is dialogue order
+            "createdAt": _iso(start_ms + i),
+        }
+
+
+def _iso(ms: int) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
+
+
+class InProcess:
+    def __init__(self) -> None:
+        from engram import Config, open_engine
+
+        self._tmp = tempfile.TemporaryDirectory()
+        self.engine = open_engine(Config(db_url=f"file:{self._tmp.name}/locomo.db"))
+
+    def ingest(self, items: list[dict[str, Any]]) -> None:
+        from engram.models import MemoryImport
+
+        self.engine.memories.upsert_many([MemoryImport.model_validate(i) for i in items])
+
+    def configure(self, settings: dict[str, Any]) -> None:
+        from engram import MemorySettingsUpdate
+
+        self.engine.update_settings(MemorySettingsUpdate.model_validate(settings))
+
+    def reindex(self) -> None:
+        result = self.engine.reindex(max_seconds=30)
+        while result.started and result.pending:
+            result = self.engine.reindex(max_seconds=30)
+
+    def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
+        from engram.models import RetrievalRequest
+
+        request = RetrievalRequest(query=query, strategy=strategy, limit=20, max_tokens=16000)
+        result = self.engine.retrieve(owner, request, record=False)
+        return [r.metadata["diaId"] for r in result.results], result.resolution.reason
+
+
+class OverHttp:
+    def __init__(self, base: str, token: str) -> None:
+        import httpx
+
+        self.http = httpx.Client(
+            base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"}
+        )
+
+    def ingest(self, items: list[dict[str, Any]]) -> None:
+        body = "\n".join(json.dumps(i) for i in items)
+        response = self.http.post(
+            "/api/memory/import", content=body, headers={"Content-Type": "application/x-ndjson"}
+        )
+        response.raise_for_status()
+
+    def configure(self, settings: dict[str, Any]) -> None:
+        self.http.put("/api/settings/memory", json=settings).raise_for_status()
+
+    def reindex(self) -> None:
+        result = self.http.post("/api/memory/reindex", json={}).json()
+        while result["started"] and result["pending"]:
+            time.sleep(0.5)
+            result = self.http.post("/api/memory/reindex", json={}).json()
+
+    def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
+        body = {
+            "apiKeyId": owner,
+            "query": query,
+            "strategy": strategy,
+            "limit": 20,
+            "maxTokens": 16000,
+        }
+        data = self.http.post("/api/memory/retrieve-preview", json=body).json()
+        return [r["metadata"]["diaId"] for r in data["results"]], data["resolution"]["reason"]
+
+
+def evaluate(target: Any, conversations: list[dict[str, Any]], strategy: str) -> dict[str, Any]:
+    recalls: dict[int, list[float]] = defaultdict(list)
+    by_cat: dict[int, list[float]] = defaultdict(list)
+    latency: list[float] = []
+    questions = [(c, q) for c in conversations for q in c["questions"]]
+    for conv, q in tqdm(questions, desc=f"  {strategy:<8}", unit="q", leave=False):
+        started = time.perf_counter()
+        ranked, _ = target.retrieve(f"locomo-{conv['id']}", q["q"], strategy)
+        latency.append((time.perf_counter() - started) * 1000)
+        for k in KS:
+            recall = len(set(ranked[:k]) & q["ev"]) / len(q["ev"])
+            recalls[k].append(recall)
+            if k == 10:
+                by_cat[q["cat"]].append(recall)
+    return {
+        **{f"R@{k}": statistics.fmean(v) for k, v in recalls.items()},
+        "cat": {c: statistics.fmean(v) for c, v in sorted(by_cat.items())},
+        "p50": statistics.median(latency),
+        "p95": statistics.quantiles(latency, n=20)[-1],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--api", help="base URL of a running Engram server")
+    parser.add_argument("--token", help="its admin token (with --api)")
+    parser.add_argument("--embedders", default="none,static,transformers")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES))
+    args = parser.parse_args()
+    if not args.data.exists():
+        sys.exit(f"no LoCoMo data at {args.data}")
+    conversations = load(args.data)
+    target: Any = OverHttp(args.api, args.token) if args.api else InProcess()
+
+    target.configure(EMBEDDERS["none"])
+    turns = sum(len(c["turns"]) for c in conversations)
+    started = time.perf_counter()
+    base = int(time.time() * 1000) - 10 * len(conversations) * 10_000
+    for i, conv in enumerate(tqdm(conversations, desc="ingest", unit="conv")):
+        target.ingest(list(memories(conv, base + i * 10_000)))
+    rate = turns / (time.perf_counter() - started)
+    questions = sum(len(c["questions"]) for c in conversations)
+    print(
+        f"\n{len(conversations)} conversations, {turns} turns ingested at {rate:,.0f}/s, "
+        f"{questions} questions (categories 1-4)"
+    )
+
+    rows = []
+    for embedder in args.embedders.split(","):
+        target.configure(EMBEDDERS[embedder])
+        started = time.perf_counter()
+        target.reindex()
+        embed_s = time.perf_counter() - started
+        print(f"embedder {embedder}: vectors ready in {embed_s:.1f} s")
+        for strategy in args.strategies.split(","):
+            if embedder != "none" and strategy == "exact":
+                continue  # the same for every embedder
+            rows.append((embedder, strategy, evaluate(target, conversations, strategy)))
+
+    header = f"{'embedder':<13}{'strategy':<10}" + "".join(f"{f'R@{k}':>7}" for k in KS)
+    header += "".join(f"{name[:11]:>12}" for name in CATEGORIES.values())
+    print("\n" + header + f"{'p50 ms':>9}{'p95 ms':>9}")
+    for embedder, strategy, r in rows:
+        line = f"{embedder:<13}{strategy:<10}" + "".join(f"{r[f'R@{k}']:>7.3f}" for k in KS)
+        line += "".join(f"{r['cat'].get(c, 0):>12.3f}" for c in CATEGORIES)
+        print(line + f"{r['p50']:>9.2f}{r['p95']:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""How to search vectors: SQL brute force vs numpy over the cached per-owner matrix.
+
+10,000 memories (256-d, static embedder) for the queried key, 20,000 in the database.
+Prints p50s measured in this one process (see docs/retrieval.md).
+
+Run: ``.venv/bin/python bench/vector_search.py``.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from engine_bench import Corpus, fill, open_engine, use_vectors
+
+from engram.models import MemoryCreate
+from engram.storage.rows import OwnerFilter
+
+
+def p50(fn: Callable[[], object], n: int = 50) -> float:
+    fn()
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    corpus = Corpus(random.Random(3))
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = open_engine(Path(tmp) / "v.db")
+        fill(engine, 20_000, 10_000, corpus)
+        use_vectors(engine, True)
+        tier, _ = engine.vector_tier()
+        assert tier is not None
+        text = "what did the user say about the deadline"
+        query = tier.maintenance.embedder.embed([text])[0]
+        who = OwnerFilter(("k1",))
+        blob = query.astype("<f4").tobytes()
+        sql = (
+            "SELECT id FROM memories WHERE api_key_id = ? AND embedding IS NOT NULL"
+            " ORDER BY vector_distance_cos(embedding, vector32(?)) LIMIT 20"
+        )
+        rows = [
+            (
+                "SQL brute force, vector_distance_cos",
+                p50(lambda: engine.db.query(sql, ("k1", blob)), 10),
+            )
+        ]
+        index = engine.index_cache.get("k1", 256, engine.search)
+        rows.append(
+            (
+                "numpy matrix @ q + argpartition",
+                p50(lambda: np.argpartition(-(index.matrix @ query), 20)[:20]),
+            )
+        )
+        rows.append(
+            ("vector tier per query", p50(lambda: tier.dense(text, who, engine.now_ms(), 0)))
+        )
+
+        def cold() -> None:
+            engine.index_cache.clear()
+            engine.index_cache.get("k1", 256, engine.search)
+
+        rows.append(("cold index build, 10k rows", p50(cold, 5)))
+
+        def after_write() -> float:
+            engine.memories.create(MemoryCreate(api_key_id="k1", content=corpus.memory()))
+            tier.maintenance.embed_pending("k1", 10)
+            start = time.perf_counter()
+            tier.dense(text, who, engine.now_ms(), 0)
+            return (time.perf_counter() - start) * 1000
+
+        rows.append(
+            ("first query after one write", statistics.median(after_write() for _ in range(20)))
+        )
+        engine.close()
+    print(f"\n{'method':<40} {'p50 ms':>8}")
+    for label, ms in rows:
+        print(f"{label:<40} {ms:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
