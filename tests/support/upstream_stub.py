@@ -31,6 +31,9 @@ class StubUpstream:
         self.embedding_statuses: list[int] = []
         self.embedding_dim = 8
         self.embedding_calls = 0
+        # /v1/rerank: scores documents by how many query words they contain.
+        self.rerank_statuses: list[int] = []
+        self.rerank_calls = 0
         self._server: ThreadingHTTPServer | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -139,6 +142,19 @@ class _Handler(BaseHTTPRequestHandler):
             stub.requests.append({"path": self.path, "headers": dict(self.headers), "json": body})
         if stub.mode == "hang":
             time.sleep(stub.hang_s)
+        if self.path.rstrip("/") == "/v1/rerank":
+            stub.rerank_calls += 1
+            status = stub.rerank_statuses.pop(0) if stub.rerank_statuses else 200
+            if status != 200:
+                self._send_json(status, {"error": {"message": f"status {status}"}})
+                return
+            words = set(body["query"].lower().split())
+            results = [
+                {"index": i, "relevance_score": len(words & set(doc.lower().split()))}
+                for i, doc in enumerate(body["documents"])
+            ]
+            self._send_json(200, {"results": results})
+            return
         if self.path.rstrip("/") == "/v1/embeddings":
             stub.embedding_calls += 1
             status = stub.embedding_statuses.pop(0) if stub.embedding_statuses else 200

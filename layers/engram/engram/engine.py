@@ -30,6 +30,7 @@ from .models import (
 )
 from .models.common import from_millis, to_millis
 from .ports import JobQueue, VectorTier
+from .rerank import RemoteReranker, reranker_for
 from .retrieval import Retriever, TierProvider
 from .settings import MemorySettings, MemorySettingsUpdate, SettingsStore
 from .storage import ApiKeyRepository, Database, MemoryRepository, SearchRepository
@@ -67,6 +68,8 @@ class Engine:
         self._tier_lock = threading.Lock()
         self._tier_key: tuple[Any, ...] | None = None
         self._tier: tuple[LibsqlVectorTier | None, str | None] = (None, None)
+        self._rerank_key: tuple[Any, ...] | None = None
+        self._reranker: RemoteReranker | None = None
         self.retriever = Retriever(
             self.search,
             self.repo,
@@ -75,6 +78,7 @@ class Engine:
             rrf_k=config.rrf_k,
             vec_top_k=config.vec_top_k,
             vector_tier=vector_tier or self.vector_tier,
+            reranker=self.reranker,
         )
         self.chat = ChatMemory(self.retriever, self.settings)
 
@@ -82,6 +86,15 @@ class Engine:
         return to_millis(self.clock())
 
     # -- vectors ------------------------------------------------------------------
+
+    def reranker(self) -> RemoteReranker | None:
+        """The remote reranker the settings ask for (built again when they change)."""
+        s = self.settings.get()
+        key = (s.rerank_enabled, s.rerank_provider_model, s.custom_base_url)
+        if key != self._rerank_key:
+            self._rerank_key = key
+            self._reranker = reranker_for(s, self.config)
+        return self._reranker
 
     def vector_tier(self) -> tuple[VectorTier | None, str | None]:
         return self._libsql_tier()

@@ -32,6 +32,7 @@ from .models import (
 )
 from .models.retrieval import Tier
 from .ports import DenseScores, VectorTier
+from .rerank import RERANK_TOP, RemoteReranker
 from .settings import MAX_TOKENS_LIMIT, MemorySettings, SettingsStore
 from .storage.fts import build_match, query_terms
 from .storage.memories import MemoryRepository
@@ -49,6 +50,7 @@ FUSION_KEYWORD_POOL = 200
 # Fused candidates loaded beyond the limit, for the budget walk to skip oversized ones.
 FUSION_SPARE = 10
 TierProvider = Callable[[], tuple[VectorTier | None, str | None]]
+RerankerProvider = Callable[[], RemoteReranker | None]
 T = TypeVar("T")
 
 
@@ -95,6 +97,7 @@ class Retriever:
         rrf_k: int = 60,
         vec_top_k: int = 20,
         vector_tier: TierProvider = _no_tier,
+        reranker: RerankerProvider = lambda: None,
     ) -> None:
         self.search = search
         self.memories = memories
@@ -103,6 +106,7 @@ class Retriever:
         self.rrf_k = rrf_k
         self.vec_top_k = vec_top_k
         self.vector_tier = vector_tier
+        self.reranker = reranker
 
     def retrieve(
         self, api_key_id: str, request: RetrievalRequest, *, record: bool = True
@@ -125,6 +129,8 @@ class Retriever:
         now = self.now_ms()
         cutoff = now - settings.retention_days * DAY_MS
         outcome = self._rank(strategy, request, who, now, cutoff, settings)
+        if strategy is not Strategy.EXACT and request.query.strip():
+            self._rerank(request.query, outcome)
         results, used = _fit_budget(outcome.ranked, budget, request.limit)
         if record:
             self.memories.record_retrieval(api_key_id, bool(results), now)
@@ -192,6 +198,20 @@ class Retriever:
             ranked += [c for c in self._recent(who, now, cutoff, limit) if c.memory.id not in seen]
         outcome.ranked = ranked
         return outcome
+
+    def _rerank(self, query: str, outcome: _Outcome) -> None:
+        """Reorder the top candidates with the remote reranker, if on; fail-open."""
+        reranker = self.reranker()
+        if reranker is None or len(outcome.ranked) < 2:
+            return
+        head, tail = outcome.ranked[:RERANK_TOP], outcome.ranked[RERANK_TOP:]
+        try:
+            order = reranker.order(query, [c.memory.content for c in head])
+        except EngramError as exc:
+            log.warning("rerank failed; keeping the fused order", exc_info=True)
+            outcome.reasons.append(f"{exc.message}: fused order kept")
+            return
+        outcome.ranked = [head[i] for i in order] + tail
 
     def _recent(self, who: OwnerFilter, now: int, cutoff: int, limit: int) -> list[_Candidate]:
         return [_Candidate(m, "recent") for m in self.search.recent(who, now, cutoff, limit)]
