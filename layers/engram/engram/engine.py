@@ -34,6 +34,8 @@ from .rerank import RemoteReranker, reranker_for
 from .retrieval import Retriever, TierProvider
 from .settings import MemorySettings, MemorySettingsUpdate, SettingsStore
 from .storage import ApiKeyRepository, Database, MemoryRepository, SearchRepository
+from .storage.maintenance import MaintenanceRepository
+from .summarization import Maintenance
 from .vectors import IndexCache, LibsqlVectorTier, VectorMaintenance
 
 __all__ = ["Engine", "utc_now"]
@@ -81,6 +83,9 @@ class Engine:
             reranker=self.reranker,
         )
         self.chat = ChatMemory(self.retriever, self.settings)
+        self.maintenance = Maintenance(
+            MaintenanceRepository(db), self.memories, self.settings, self.now_ms
+        )
 
     def now_ms(self) -> int:
         return to_millis(self.clock())

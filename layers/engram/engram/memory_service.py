@@ -74,7 +74,7 @@ class MemoryService:
         return None if outcome is None else outcome[0]
 
     def delete(self, memory_id: str, api_key_id: str | None = None) -> bool:
-        return self.repo.delete(memory_id, api_key_id)
+        return self.repo.delete(memory_id, api_key_id, self._now())
 
     def list_page(self, query: MemoryQuery) -> MemoryPage:
         data, total, by_type = self.repo.list_page(query, self._now())

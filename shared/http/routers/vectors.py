@@ -1,10 +1,10 @@
-"""Vector maintenance: reindex (progress is in GET /api/memory/engine-status)."""
+"""Maintenance: reindex (progress is in GET /api/memory/engine-status) and summarize."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, BackgroundTasks, Request
 
-from engram.models import ReindexRequest, ReindexResult
+from engram.models import ReindexRequest, ReindexResult, SummarizeRequest, SummarizeResult
 
 from ..deps import AdminAuth, EngineDep
 
@@ -22,3 +22,10 @@ def reindex(
     if result.started and result.pending and more > 0:
         background.add_task(engine.reindex, False, more)
     return result
+
+
+@router.post("/summarize", response_model=SummarizeResult)
+def summarize(body: SummarizeRequest, engine: EngineDep) -> SummarizeResult:
+    """Fold memories older than ``olderThanDays`` into summary memories (one typed line
+    each) and delete the originals; ``dryRun`` (the default) only reports."""
+    return engine.maintenance.summarize_older_than(body)

@@ -143,11 +143,14 @@ def test_every_event_file_is_used():
     from .conftest import ROOT
 
     names = {p.stem for p in (ROOT / "events").glob("*.json")}
-    # Used by the tests below and in tests/integration/test_sqs_pipeline.py.
+    # Used by the tests below, test_sqs_pipeline.py and test_maintenance.py.
     assert names == set(CASES) | {
         "chat_proxy_completion",
         "extraction_worker_batch",
         "embedding_worker_batch",
+        "summarize_schedule_daily",
+        "cleanup_schedule_hourly",
+        "reindex_schedule_tick",
     }
 
 

@@ -11,6 +11,7 @@ from .common import (
 )
 from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome
 from .keys import ApiKey, ApiKeyCreate, ApiKeyCreated
+from .maintenance import CleanupResult, SummarizeRequest, SummarizeResult
 from .memory import (
     Memory,
     MemoryCreate,
@@ -38,6 +39,7 @@ __all__ = [
     "ApiKeyCreate",
     "ApiKeyCreated",
     "ApiModel",
+    "CleanupResult",
     "EmbeddingJob",
     "EmbeddingProvider",
     "EngineStatus",
@@ -61,5 +63,7 @@ __all__ = [
     "RetrievedMemory",
     "Scope",
     "Strategy",
+    "SummarizeRequest",
+    "SummarizeResult",
     "VectorStoreStatus",
 ]

@@ -205,7 +205,7 @@ class MemoryRepository:
             assert updated is not None
             return updated, content_changed
 
-    def delete(self, memory_id: str, owner: str | None) -> bool:
+    def delete(self, memory_id: str, owner: str | None, now_ms: int = 0) -> bool:
         with self.db.transaction():
             where, params = "id = ?", [memory_id]
             if owner is not None:
@@ -222,8 +222,9 @@ class MemoryRepository:
                 (row["seq"], row["api_key_id"]),
             )
             self.db.execute(
-                "INSERT INTO memory_tombstones (api_key_id, seq, version) VALUES (?, ?, ?)",
-                (row["api_key_id"], row["seq"], bump_version(self.db, row["api_key_id"])),
+                "INSERT INTO memory_tombstones (api_key_id, seq, version, deleted_at)"
+                " VALUES (?, ?, ?, ?)",
+                (row["api_key_id"], row["seq"], bump_version(self.db, row["api_key_id"]), now_ms),
             )
             refresh_contexts(
                 self.db, row["api_key_id"], row["session_id"], row["created_at"], row["seq"]

@@ -78,7 +78,8 @@ CREATE TABLE owner_versions (
 CREATE TABLE memory_tombstones (
     api_key_id  TEXT    NOT NULL,
     seq         INTEGER NOT NULL,
-    version     INTEGER NOT NULL
+    version     INTEGER NOT NULL,
+    deleted_at  INTEGER NOT NULL
 );
 CREATE INDEX memory_tombstones_owner ON memory_tombstones (api_key_id, version);
 

@@ -1,0 +1,166 @@
+"""Summarization (SPEC section 7) and cleanup: keeping the active set small.
+
+``summarize`` keeps the newest memories that fit a token budget and shortens the
+rest to their first three sentences. ``summarize_older_than`` folds every memory
+older than N days into summary memories, one typed line per memory, and deletes
+the originals; its dry run reports and changes nothing. ``cleanup`` removes what
+can never be returned again (expired rows, rows past retention) and bookkeeping
+that has served its purpose; it counts before it deletes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .memory_service import MemoryService
+from .models import MemoryCreate, MemoryType, MemoryUpdate
+from .models.common import MAX_CONTENT_BYTES
+from .models.maintenance import CleanupResult, SummarizeRequest, SummarizeResult
+from .settings import SettingsStore
+from .storage.maintenance import MaintenanceRepository
+from .tokens import estimate_tokens
+
+__all__ = ["Maintenance", "first_sentences"]
+
+DAY_MS = 86_400_000
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Bookkeeping older than this is no longer needed: SQS keeps messages 14 days at most.
+_BOOKKEEPING_MS = 15 * DAY_MS
+
+
+def first_sentences(text: str, n: int = 3) -> str:
+    parts = _SENTENCE_END.split(text.strip())
+    return " ".join(parts[:n])
+
+
+@dataclass
+class _Row:
+    seq: int
+    id: str
+    owner: str
+    type: str
+    content: str
+
+
+class Maintenance:
+    def __init__(
+        self,
+        repo: MaintenanceRepository,
+        memories: MemoryService,
+        settings: SettingsStore,
+        now_ms: Callable[[], int],
+    ) -> None:
+        self.repo = repo
+        self.memories = memories
+        self.settings = settings
+        self.now_ms = now_ms
+
+    # -- summarize ------------------------------------------------------------------
+
+    def summarize(
+        self, api_key_id: str, session_id: str | None = None, max_tokens: int = 4000
+    ) -> int:
+        """Shorten what does not fit ``max_tokens`` (newest kept whole); tokens saved."""
+        rows = self.repo.newest_first(api_key_id, session_id)
+        used = saved = 0
+        for row in rows:
+            tokens = estimate_tokens(row["content"])
+            if used + tokens <= max_tokens:
+                used += tokens
+                continue
+            short = first_sentences(row["content"])
+            if short != row["content"]:
+                self.memories.update(row["id"], MemoryUpdate(content=short), api_key_id)
+                saved += tokens - estimate_tokens(short)
+        return saved
+
+    def summarize_older_than(self, request: SummarizeRequest) -> SummarizeResult:
+        cutoff = self.now_ms() - request.older_than_days * DAY_MS
+        rows = [
+            _Row(r["seq"], r["id"], r["api_key_id"], r["type"], r["content"])
+            for r in self.repo.older_than(cutoff, request.api_key_id)
+        ]
+        by_owner: dict[str, list[_Row]] = {}
+        for row in rows:
+            by_owner.setdefault(row.owner, []).append(row)
+        summaries = {owner: _summaries(owned) for owner, owned in by_owner.items()}
+        before = sum(estimate_tokens(r.content) for r in rows)
+        after = sum(estimate_tokens(s) for texts in summaries.values() for s in texts)
+        written = 0
+        if not request.dry_run and rows:
+            stamp = self.now_ms()
+            items = [
+                MemoryCreate(
+                    api_key_id=owner,
+                    key=f"summary:{stamp}:{i}",
+                    type=MemoryType.SEMANTIC,
+                    content=text,
+                    metadata={"category": "summary", "summarized": len(by_owner[owner])},
+                )
+                for owner, texts in summaries.items()
+                for i, text in enumerate(texts)
+            ]
+            with self.repo.db.transaction():
+                self.memories.upsert_many(items)
+                for row in rows:
+                    self.memories.delete(row.id, row.owner)
+            written = len(items)
+        return SummarizeResult(
+            candidates=len(rows),
+            tokens_saved=max(before - after, 0),
+            summaries=written,
+            dry_run=request.dry_run,
+        )
+
+    def auto_summarize(self) -> SummarizeResult | None:
+        """The daily job: only when ``autoSummarize`` is on; folds what is older than
+        half the retention, so facts are compacted before retention would drop them."""
+        settings = self.settings.get()
+        if not settings.auto_summarize:
+            return None
+        days = max(1, settings.retention_days // 2)
+        return self.summarize_older_than(SummarizeRequest(older_than_days=days, dry_run=False))
+
+    # -- cleanup --------------------------------------------------------------------
+
+    def cleanup(self, dry_run: bool = False) -> CleanupResult:
+        """Expired rows, rows past retention, and old bookkeeping; counted, then removed.
+
+        Old tombstones: vector indexes catch up through them, and one older than the
+        bookkeeping window only matters to an index idle for weeks, whose stale id is
+        re-read with the owner condition in SQL and found missing. Vectors live in their
+        rows, so there are no orphan vectors to look for.
+        """
+        now = self.now_ms()
+        retention = now - self.settings.get().retention_days * DAY_MS
+        old = now - _BOOKKEEPING_MS
+        counts = self.repo.cleanup_counts(now, retention, old)
+        if not dry_run:
+            for row in self.repo.removable(now, retention):
+                # One by one: each deletion leaves the tombstone the vector indexes need.
+                self.memories.delete(row["id"], row["api_key_id"])
+            self.repo.purge_bookkeeping(old)
+        return CleanupResult(**counts, dry_run=dry_run)
+
+
+def _summaries(rows: list[_Row]) -> list[str]:
+    """One typed line per memory, packed into texts under the content size limit."""
+    texts: list[str] = []
+    current: list[str] = []
+    size = 0
+    for row in rows:
+        line = f"{row.type}: {' '.join(row.content.split())}"
+        encoded = len(line.encode("utf-8")) + 1
+        if encoded > MAX_CONTENT_BYTES:
+            line = line.encode("utf-8")[: MAX_CONTENT_BYTES - 4].decode("utf-8", "ignore") + "..."
+            encoded = len(line.encode("utf-8")) + 1
+        if current and size + encoded > MAX_CONTENT_BYTES:
+            texts.append("\n".join(current))
+            current, size = [], 0
+        current.append(line)
+        size += encoded
+    if current:
+        texts.append("\n".join(current))
+    return texts
