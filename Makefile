@@ -25,6 +25,7 @@ serve: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/cfn-lint template.yaml
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -1,4 +1,5 @@
-"""The local stack: every router in one process, embedded storage, no credentials.
+"""The local stack: every router in one process, embedded storage, no credentials,
+the extraction and embedding queues drained by a thread, the schedules on a timer.
 
 Without ``ENGRAM_ADMIN_TOKEN`` a token is created once, kept in the data directory
 (readable by the owner only) and printed when created.
@@ -39,7 +40,10 @@ def ensure_admin_token(config: Config) -> tuple[Config, Path | None, bool]:
 def serve(host: str = "127.0.0.1", port: int = 8080) -> None:
     import uvicorn
 
+    from engram import build_engine
+
     from .http import create_app
+    from .local_schedules import LocalSchedules
 
     config, path, created = ensure_admin_token(Config())
     if created:
@@ -49,4 +53,6 @@ def serve(host: str = "127.0.0.1", port: int = 8080) -> None:
     elif path is not None:
         print(f"Admin token: in {path}")
     print(f"Engram on http://{host}:{port}  (database {config.db_url}, API docs at /docs)")
+    # The schedules of template.yaml (reindex, cleanup, summarize), on a timer.
+    LocalSchedules(lambda: build_engine(config)).start()
     uvicorn.run(create_app(config=config), host=host, port=port, log_level="warning")
