@@ -103,7 +103,9 @@ class InProcess:
         from engram import Config, open_engine
 
         self._tmp = tempfile.TemporaryDirectory()
-        self.engine = open_engine(Config(db_url=f"file:{self._tmp.name}/locomo.db"))
+        self.engine = open_engine(
+            Config(db_url=f"file:{self._tmp.name}/locomo.db", data_dir=self._tmp.name)
+        )
 
     def ingest(self, items: list[dict[str, Any]]) -> None:
         from engram.models import MemoryImport
@@ -119,6 +121,16 @@ class InProcess:
         result = self.engine.reindex(max_seconds=30)
         while result.started and result.pending:
             result = self.engine.reindex(max_seconds=30)
+        if self.engine.qdrant.store() is not None and result.started:
+            while self.engine.reindex(max_seconds=60, target="qdrant").pending:
+                pass
+
+    def use_qdrant(self) -> None:
+        from engram import MemorySettingsUpdate
+        from engram.qdrant import QdrantSettingsUpdate
+
+        self.engine.qdrant.update(QdrantSettingsUpdate(enabled=True), self.engine.now_ms())
+        self.engine.update_settings(MemorySettingsUpdate(vector_store="qdrant"))
 
     def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
         from engram.models import RetrievalRequest
@@ -151,6 +163,9 @@ class OverHttp:
         while result["started"] and result["pending"]:
             time.sleep(0.5)
             result = self.http.post("/api/memory/reindex", json={}).json()
+
+    def use_qdrant(self) -> None:
+        self.http.put("/api/settings/qdrant", json={"enabled": True}).raise_for_status()
 
     def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
         body = {
@@ -193,11 +208,19 @@ def main() -> None:
     parser.add_argument("--token", help="its admin token (with --api)")
     parser.add_argument("--embedders", default="none,static,transformers")
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
+    parser.add_argument(
+        "--vector-store",
+        choices=["libsql", "qdrant"],
+        default="libsql",
+        help="qdrant: the Qdrant tier (embedded mode in process) answers vector queries",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"no LoCoMo data at {args.data}")
     conversations = load(args.data)
     target: Any = OverHttp(args.api, args.token) if args.api else InProcess()
+    if args.vector_store == "qdrant":
+        target.use_qdrant()
 
     target.configure(EMBEDDERS["none"])
     turns = sum(len(c["turns"]) for c in conversations)

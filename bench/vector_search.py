@@ -38,8 +38,8 @@ def main() -> None:
         engine = open_engine(Path(tmp) / "v.db")
         fill(engine, 20_000, 10_000, corpus)
         use_vectors(engine, True)
-        tier, _ = engine.vector_tier()
-        assert tier is not None
+        tiers, _ = engine.vector_tier()
+        tier = tiers[0]
         text = "what did the user say about the deadline"
         query = tier.maintenance.embedder.embed([text])[0]
         who = OwnerFilter(("k1",))

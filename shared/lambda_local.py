@@ -26,6 +26,9 @@ __all__ = ["build_layer", "invoke", "layer_requirements"]
 # pyyaml reads template.yaml for the local tools.
 _NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml"}
 _HEADER = "# Generated from pyproject.toml by `engram build-layer`; do not edit by hand.\n"
+# qdrant-client's own dependencies that the engine layer lacks (layers/qdrant/Makefile
+# installs without dependencies, so they are listed): checked by importing the built layer.
+QDRANT_RUNTIME_DEPS = ("grpcio", "protobuf", "portalocker", "urllib3", "h2", "hpack", "hyperframe")
 
 _RUNNER = """
 import importlib, json, sys, uuid
@@ -83,6 +86,8 @@ def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> i
 def layer_requirements(extra: str | None = None) -> str:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
+    if extra == "qdrant":
+        wanted = [*wanted, *QDRANT_RUNTIME_DEPS]
     lines = [
         req
         for req in wanted
@@ -97,13 +102,13 @@ def build_layer() -> list[Path]:
     from engram.embeddings.assets import fetch
 
     engine_layer = ROOT / "layers" / "engram"
-    written = [
-        engine_layer / "requirements.txt",
-        ROOT / "layers" / "transformers" / "requirements.txt",
-    ]
+    written = [engine_layer / "requirements.txt"]
     written[0].write_text(layer_requirements())
-    written[1].parent.mkdir(parents=True, exist_ok=True)
-    written[1].write_text(layer_requirements("transformers"))
+    for extra in ("transformers", "qdrant"):
+        path = ROOT / "layers" / extra / "requirements.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(layer_requirements(extra))
+        written.append(path)
     target = engine_layer / "shared"
     if target.exists():
         shutil.rmtree(target)

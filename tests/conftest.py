@@ -37,7 +37,9 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def config(db_path: Path) -> Config:
-    return Config(db_url=f"file:{db_path}", settings_cache_ttl_s=60)
+    return Config(
+        db_url=f"file:{db_path}", settings_cache_ttl_s=60, data_dir=db_path.parent / "data"
+    )
 
 
 @pytest.fixture

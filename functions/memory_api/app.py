@@ -4,5 +4,5 @@ settings, API keys."""
 from shared.http import create_app
 from shared.lambda_http import http_handler
 
-app = create_app(routers=("status", "vectors", "bulk", "memory", "settings", "keys"))
+app = create_app(routers=("status", "vectors", "bulk", "memory", "settings", "keys", "qdrant"))
 handler = http_handler(app)

@@ -255,7 +255,7 @@ class StaticVectors:
 
 def vector_engine(engine, tier):
     config = Config(db_url=engine.config.db_url)
-    return Engine(engine.db, config, clock=engine.clock, vector_tier=lambda: (tier, None))
+    return Engine(engine.db, config, clock=engine.clock, vector_tier=lambda: ([tier], None))
 
 
 def test_hybrid_fuses_keyword_and_vector_ranks(facts):

@@ -78,8 +78,9 @@ def test_queue_visibility_is_six_times_the_consumer_timeout():
 
 def test_layer_requirements_are_generated_from_pyproject(layer):
     assert (layer / "requirements.txt").read_text() == layer_requirements()
-    transformers = ROOT / "layers" / "transformers" / "requirements.txt"
-    assert transformers.read_text() == layer_requirements("transformers")
+    for extra in ("transformers", "qdrant"):
+        path = ROOT / "layers" / extra / "requirements.txt"
+        assert path.read_text() == layer_requirements(extra)
 
 
 def test_engram_invoke_runs_a_function_as_lambda_would(tmp_path):
@@ -170,7 +171,15 @@ def test_layer_plus_the_largest_function_fits_lambda(layer, tmp_path):
         tmp_path / "transformers",
         "--no-deps",
     )
+    with_qdrant = install(  # as layers/qdrant/Makefile does
+        TEMPLATE.layer_dir("QdrantLayer") / "requirements.txt", tmp_path / "qdrant", "--no-deps"
+    )
     total = dependencies + own + largest_function
+    print(
+        f"\nwith the qdrant layer ({with_qdrant / 2**20:.1f} MiB)"
+        f" {(total + with_qdrant) / 2**20:.1f} MiB of 250"
+    )
+    assert total + with_qdrant < LAMBDA_LIMIT
     print(
         f"\nengine layer: dependencies {dependencies / 2**20:.1f} MiB + engine, glue and models"
         f" {own / 2**20:.1f} MiB; largest function {largest_function / 1024:.1f} KiB;"

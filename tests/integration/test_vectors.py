@@ -84,7 +84,7 @@ def test_updating_content_re_embeds_and_deleting_drops_the_vector(engine):
     after = engine.db.scalar("SELECT embedding FROM memories WHERE key = 'db'")
     assert after != before
     engine.memories.delete(memories[0].id)
-    dense = engine.vector_tier()[0].dense("cat", OwnerFilter(("k1",)), engine.now_ms(), 0)
+    dense = engine.vector_tier()[0][0].dense("cat", OwnerFilter(("k1",)), engine.now_ms(), 0)
     assert memories[0].id not in allowed(dense)
     assert len(allowed(dense)) == 3
 
@@ -141,12 +141,12 @@ def test_the_index_of_one_process_follows_writes_of_another(engine, config, cloc
     ask(engine, "warm up")
     other = Engine(Database(config.db_url), config, clock=clock)  # its own in-memory index
     who = OwnerFilter(("k1",))
-    assert len(allowed(other.vector_tier()[0].dense("x", who, other.now_ms(), 0))) == 4
+    assert len(allowed(other.vector_tier()[0][0].dense("x", who, other.now_ms(), 0))) == 4
     added = engine.memories.create(MemoryCreate(api_key_id="k1", content="I play the cello"))
     engine.reindex()
     gone = engine.memories.list_page(MemoryQuery()).data[-1]
     engine.memories.delete(gone.id)
-    ids = allowed(other.vector_tier()[0].dense("x", who, other.now_ms(), 0))
+    ids = allowed(other.vector_tier()[0][0].dense("x", who, other.now_ms(), 0))
     assert added.id in ids and gone.id not in ids and len(ids) == 4
     other.close()
 
@@ -159,7 +159,7 @@ def test_the_vector_tier_respects_owners_sessions_and_expiry(engine, clock):
     engine.memories.create(
         MemoryCreate(api_key_id="alice", content="temporary", expires_at=clock.now + timedelta(1))
     )
-    tier = engine.vector_tier()[0]
+    tier = engine.vector_tier()[0][0]
     now = engine.now_ms()
     alice = tier.dense("cat", OwnerFilter(("alice",)), now, 0)
     bob_ids = {m.id for m in engine.memories.list_page(MemoryQuery(api_key_id="bob")).data}

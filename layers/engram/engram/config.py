@@ -49,6 +49,8 @@ class Config(BaseSettings):
     aws_endpoint_url: str | None = Field(None, alias="ENGRAM_AWS_ENDPOINT_URL")
     # Key for the remote embedding endpoint; the upstream's key is used when unset.
     embedding_api_key: SecretStr | None = Field(None, alias="ENGRAM_EMBEDDING_API_KEY")
+    # A Qdrant server's URL, used when the stored Qdrant settings name no host.
+    qdrant_url: str | None = Field(None, alias="ENGRAM_QDRANT_URL")
     # After POST /api/memory/reindex answers, keep embedding in the background for up to
     # this long (the local server); Lambda sets 0 and leaves the rest to the schedule.
     reindex_background_s: float = Field(300.0, ge=0, le=3600, alias="ENGRAM_REINDEX_BACKGROUND_S")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -12,7 +13,7 @@ from .apikeys import ApiKeyService
 from .chat import ChatMemory
 from .config import Config
 from .embeddings import local_status, resolve_embedder
-from .errors import EngramError
+from .errors import EngramError, UnavailableError
 from .injection import inject
 from .memory_service import MemoryService
 from .models import (
@@ -23,6 +24,7 @@ from .models import (
     ExtractionOutcome,
     KeywordTierStatus,
     Memory,
+    QdrantStatus,
     ReindexResult,
     RetrievalRequest,
     RetrievalResult,
@@ -30,6 +32,7 @@ from .models import (
 )
 from .models.common import from_millis, to_millis
 from .ports import JobQueue, VectorTier
+from .qdrant import QdrantHit, QdrantService, QdrantSettingsStore, QdrantTier, payload_of
 from .rerank import RemoteReranker, reranker_for
 from .retrieval import Retriever, TierProvider
 from .settings import MemorySettings, MemorySettingsUpdate, SettingsStore
@@ -86,6 +89,9 @@ class Engine:
         self.maintenance = Maintenance(
             MaintenanceRepository(db), self.memories, self.settings, self.now_ms
         )
+        self.qdrant = QdrantService(QdrantSettingsStore(db), config.data_dir, config.qdrant_url)
+        self.memories.on_delete.append(self.qdrant.forget)
+        self.maintenance.secondary_cleanup = self._qdrant_cleanup
 
     def now_ms(self) -> int:
         return to_millis(self.clock())
@@ -101,8 +107,67 @@ class Engine:
             self._reranker = reranker_for(s, self.config)
         return self._reranker
 
-    def vector_tier(self) -> tuple[VectorTier | None, str | None]:
-        return self._libsql_tier()
+    def vector_tier(self) -> tuple[list[VectorTier], str | None]:
+        """The tiers retrieval tries in order: Qdrant first when it is the vector store,
+        then libSQL's vectors; none (and why) when there is no embedder."""
+        libsql, reason = self._libsql_tier()
+        if libsql is None:
+            return [], reason
+        tiers: list[VectorTier] = [libsql]
+        if self.settings.get().vector_store == "qdrant":
+            store = self.qdrant.store()
+            if store is not None:
+                embedder = libsql.maintenance.embedder
+                tiers.insert(0, QdrantTier(store, embedder, lambda: self.config.vec_top_k))
+        return tiers, None
+
+    def _mirror(self, seqs: list[int], vectors: Any) -> None:
+        """Write freshly stored vectors into Qdrant too, when it is enabled."""
+        if self.qdrant.store() is None:
+            return
+        order = {seq: i for i, seq in enumerate(seqs)}
+        rows = sorted(self.search.by_seq(seqs), key=lambda row: order[row[0]])
+        self.qdrant.mirror([memory for _, memory, _ in rows], vectors)
+
+    def _qdrant_cleanup(self, now_ms: int, cutoff_ms: int, dry_run: bool) -> int | None:
+        store = self.qdrant.store()
+        if store is None:
+            return None
+        try:
+            return store.cleanup(now_ms / 1000, cutoff_ms / 1000, dry_run)
+        except EngramError:
+            log.warning("qdrant cleanup failed; next run will retry", exc_info=True)
+            return None
+
+    def backfill_qdrant(self, max_seconds: float, batch: int = 256) -> ReindexResult:
+        """Write every memory that has a vector into Qdrant (idempotent upserts)."""
+        from .vectors.encoding import decode
+
+        store = self.qdrant.store()
+        tier, reason = self._libsql_tier()
+        if store is None or tier is None:
+            why = "qdrant is not enabled" if store is None else reason
+            return ReindexResult(started=False, pending=0, reason=why)
+        dim = tier.maintenance.embedder.dim
+        deadline = time.monotonic() + max_seconds
+        cursor = processed = 0
+        while time.monotonic() < deadline:
+            seqs = self.search.embedded_after(cursor, batch)
+            if not seqs:
+                break
+            rows = self.search.by_seq(seqs)
+            points = [
+                (m.id, vector.tolist(), payload_of(m))
+                for _, m, blob in rows
+                if (vector := decode(blob, dim)) is not None
+            ]
+            store.upsert(points)
+            processed += len(points)
+            cursor = seqs[-1]
+        total = int(self.db.scalar("SELECT count(*) FROM memories WHERE embedding IS NOT NULL"))
+        return ReindexResult(
+            started=True, pending=max(total - store.count(), 0), processed=processed
+        )
 
     def _libsql_tier(self) -> tuple[LibsqlVectorTier | None, str | None]:
         """The tier for the current settings; re-resolved only when they change."""
@@ -131,8 +196,13 @@ class Engine:
                 self._tier, self._tier_key = (tier, resolution.reason), key
             return self._tier
 
-    def reindex(self, force: bool = False, max_seconds: float = 2.0) -> ReindexResult:
-        """Embed pending memories for up to ``max_seconds``; ``force`` re-embeds all."""
+    def reindex(
+        self, force: bool = False, max_seconds: float = 2.0, target: str = "libsql"
+    ) -> ReindexResult:
+        """Embed pending memories for up to ``max_seconds``; ``force`` re-embeds all;
+        ``target="qdrant"`` copies the stored vectors into the Qdrant collection."""
+        if target == "qdrant":
+            return self.backfill_qdrant(max_seconds)
         tier, reason = self._libsql_tier()
         if tier is None:
             return ReindexResult(started=False, pending=self.search.pending_count(), reason=reason)
@@ -140,7 +210,7 @@ class Engine:
         maintenance.ensure_signature()
         if force:
             self.search.mark_all_pending()
-        processed = maintenance.reindex(max_seconds)
+        processed = maintenance.reindex(max_seconds, on_stored=self._mirror)
         return ReindexResult(started=True, pending=self.search.pending_count(), processed=processed)
 
     def process_embedding(self, job: EmbeddingJob) -> int:
@@ -150,7 +220,9 @@ class Engine:
             log.info("embedding job %s skipped: %s", job.request_id, reason)
             return 0
         tier.maintenance.ensure_signature()
-        return tier.maintenance.embed_pending(job.api_key_id, limit=len(job.memory_ids) + 64)
+        return tier.maintenance.embed_pending(
+            job.api_key_id, limit=len(job.memory_ids) + 64, on_stored=self._mirror
+        )
 
     # -- memories and chat ------------------------------------------------------------
 
@@ -253,10 +325,55 @@ class Engine:
                 pending_reindex=pending,
                 total_memories=total,
             ),
+            qdrant=self.qdrant_status(),
             rerank_enabled=settings.rerank_enabled,
             schema_version=int(self.db.scalar("SELECT max(version) FROM schema_migrations") or 0),
             remote_database=self.db.is_remote,
         )
 
+    def qdrant_search(self, query: str, top_k: int, owner: str | None) -> list[QdrantHit]:
+        """A test search in the collection: the query embedded as retrieval would."""
+        store = self.qdrant.store()
+        if store is None:
+            raise UnavailableError("qdrant is not enabled")
+        tier, reason = self._libsql_tier()
+        if tier is None:
+            raise UnavailableError(f"no embedder: {reason}")
+        vector = tier.maintenance.embedder.embed([query])[0]
+        owners = [owner] if owner else self.search.owners()
+        return store.search(vector.tolist(), owners, None, top_k, self.now_ms() / 1000, 0)
+
+    def qdrant_cleanup(self, dry_run: bool) -> int:
+        if self.qdrant.store() is None:
+            raise UnavailableError("qdrant is not enabled")
+        now = self.now_ms()
+        cutoff = now - self.settings.get().retention_days * 86_400_000
+        removed = self._qdrant_cleanup(now, cutoff, dry_run)
+        if removed is None:
+            raise UnavailableError("qdrant cleanup failed")
+        return removed
+
+    def qdrant_status(self) -> QdrantStatus:
+        current = self.qdrant.current()
+        status = QdrantStatus(
+            enabled=current.enabled,
+            primary=self.settings.get().vector_store == "qdrant",
+            mode="server" if current.host else "embedded",
+        )
+        store = self.qdrant.store()
+        if store is None:
+            return status
+        health = store.health()
+        return status.model_copy(
+            update={
+                "healthy": health.ok,
+                "latency_ms": health.latency_ms,
+                "points": health.points,
+                "dimension": health.dimension,
+                "error": health.error,
+            }
+        )
+
     def close(self) -> None:
+        self.qdrant.close()
         self.db.close()

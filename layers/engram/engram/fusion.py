@@ -21,6 +21,7 @@ __all__ = [
     "DENSE_WEIGHT",
     "SPEAKER_BONUS",
     "named_speakers",
+    "partial_weighted",
     "rrf",
     "strip_names",
     "weighted",
@@ -74,6 +75,29 @@ def weighted(
         if squashed.size and squashed.max() > 0:
             np.add.at(fused, positions, (squashed / squashed.max()).astype(np.float32))
     return DenseScores(dense.ids, fused, dense.position, {}).top(k)
+
+
+def partial_weighted(
+    keyword: dict[str, float], dense: DenseScores, names: set[str], k: int
+) -> list[tuple[str, float]]:
+    """``weighted`` when only the nearest few have a cosine (Qdrant's top k): keyword
+    matches are candidates of their own, and a memory without a cosine counts 0 for it."""
+    scores: dict[str, float] = {}
+    if keyword:
+        squashed = {i: float(np.log1p(b)) for i, b in keyword.items()}
+        best = max(squashed.values())
+        scores = {i: (v / best if best > 0 else 0.0) for i, v in squashed.items()}
+    for position, memory_id in enumerate(dense.ids):
+        sim = float(dense.sims[position])
+        if not np.isfinite(sim):
+            continue
+        bonus = sum(
+            SPEAKER_BONUS
+            for n in names
+            if n in dense.speaker_masks and dense.speaker_masks[n][position]
+        )
+        scores[memory_id] = scores.get(memory_id, 0.0) + DENSE_WEIGHT * sim + bonus
+    return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:k]
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int) -> dict[str, float]:

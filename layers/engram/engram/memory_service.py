@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -25,6 +26,8 @@ from .storage.memories import MemoryRepository, UpsertOutcome
 
 __all__ = ["HEALTH_OWNER", "MemoryService", "derive_key"]
 
+log = logging.getLogger(__name__)
+
 # The owner of the health check's probe memory: never a real key's id (those start "key_").
 HEALTH_OWNER = "engram:health-check"
 
@@ -38,6 +41,8 @@ class MemoryService:
     def __init__(self, repo: MemoryRepository, clock: Callable[[], datetime]) -> None:
         self.repo = repo
         self.clock = clock
+        # Other indexes to tell about a deletion (Qdrant); their failures are logged.
+        self.on_delete: list[Callable[[str], None]] = []
 
     def _now(self) -> int:
         return to_millis(self.clock())
@@ -74,7 +79,14 @@ class MemoryService:
         return None if outcome is None else outcome[0]
 
     def delete(self, memory_id: str, api_key_id: str | None = None) -> bool:
-        return self.repo.delete(memory_id, api_key_id, self._now())
+        deleted = self.repo.delete(memory_id, api_key_id, self._now())
+        if deleted:
+            for hook in self.on_delete:
+                try:
+                    hook(memory_id)
+                except EngramError:
+                    log.warning("a secondary index kept a deleted memory", exc_info=True)
+        return deleted
 
     def list_page(self, query: MemoryQuery) -> MemoryPage:
         data, total, by_type = self.repo.list_page(query, self._now())

@@ -33,6 +33,9 @@ class DenseScores:
     position: Mapping[str, int]  # id -> index into ids / sims
     speaker_masks: Mapping[str, npt.NDArray[np.bool_]]  # metadata.speaker -> its rows
     seq_position: Mapping[int, int] = field(default_factory=dict)  # row seq -> index
+    # False when only the nearest few are scored (Qdrant): fusion then cannot treat an
+    # unscored memory as "not allowed", and takes keyword rows as candidates too.
+    complete: bool = True
 
     def top(self, k: int) -> list[tuple[str, float]]:
         allowed = int(np.count_nonzero(np.isfinite(self.sims)))

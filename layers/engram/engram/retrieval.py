@@ -19,7 +19,7 @@ from typing import TypeVar
 import numpy as np
 
 from .errors import EngramError, InvalidInputError, StorageError
-from .fusion import named_speakers, rrf, strip_names, weighted
+from .fusion import named_speakers, partial_weighted, rrf, strip_names, weighted
 from .models import (
     GLOBAL_OWNER,
     Memory,
@@ -49,7 +49,8 @@ DAY_MS = 86_400_000
 FUSION_KEYWORD_POOL = 200
 # Fused candidates loaded beyond the limit, for the budget walk to skip oversized ones.
 FUSION_SPARE = 10
-TierProvider = Callable[[], tuple[VectorTier | None, str | None]]
+# The vector tiers to try, in order (Qdrant then libSQL, or libSQL alone), or none and why.
+TierProvider = Callable[[], tuple[list[VectorTier], str | None]]
 RerankerProvider = Callable[[], RemoteReranker | None]
 T = TypeVar("T")
 
@@ -82,8 +83,8 @@ def owner_filter(api_key_id: str, scope: Scope, session_id: str | None) -> Owner
     return OwnerFilter((api_key_id,))
 
 
-def _no_tier() -> tuple[VectorTier | None, str | None]:
-    return None, "no vector tier"
+def _no_tier() -> tuple[list[VectorTier], str | None]:
+    return [], "no vector tier"
 
 
 class Retriever:
@@ -165,7 +166,10 @@ class Retriever:
         pool = max(limit, self.vec_top_k)
         stripped = strip_names(request.query, names)
         weighted_fusion = (
-            strategy is Strategy.HYBRID and dense is not None and settings.fusion == "weighted"
+            strategy is Strategy.HYBRID
+            and dense is not None
+            and dense.complete
+            and settings.fusion == "weighted"
         )
         # Weighted fusion reads keyword scores in its own, narrower query.
         keyword = (
@@ -183,6 +187,10 @@ class Retriever:
             ranked = self._fused(
                 best[: limit + FUSION_SPARE], keyword, dense, who, now, cutoff, fts
             )
+        elif not dense.complete:
+            fts = {c.memory.id: c.fts_score or 0.0 for c in keyword}
+            best = partial_weighted(fts, dense, names, limit + FUSION_SPARE)
+            ranked = self._fused(best, keyword, dense, who, now, cutoff, fts)
         else:
             hits = self._keyword_scores(stripped, who, outcome)
             best = weighted(hits, dense, names, limit + FUSION_SPARE)
@@ -259,19 +267,23 @@ class Retriever:
     def _dense(
         self, query: str, who: OwnerFilter, now: int, cutoff: int, outcome: _Outcome
     ) -> DenseScores | None:
-        tier, reason = self.vector_tier()
-        if tier is None:
+        """Scores from the first vector tier that answers (Qdrant -> libSQL), or None."""
+        tiers, reason = self.vector_tier()
+        if not tiers:
             outcome.reasons.append(f"keyword only: {reason}")
             return None
-        try:
-            dense = tier.dense(query, who, now, cutoff)
-        except EngramError:
-            log.warning("vector tier %s failed; keyword only", tier.store, exc_info=True)
-            outcome.reasons.append(f"vector tier {tier.store} failed: keyword only")
-            return None
-        outcome.embedding_source = tier.embedding_source
-        outcome.vector_store = tier.store
-        return dense
+        for tier in tiers:
+            try:
+                dense = tier.dense(query, who, now, cutoff)
+            except EngramError as exc:
+                log.warning("vector tier %s failed: %s", tier.store, exc.message)
+                outcome.reasons.append(f"vector tier {tier.store} failed ({exc.message})")
+                continue
+            outcome.embedding_source = tier.embedding_source
+            outcome.vector_store = tier.store
+            return dense
+        outcome.reasons.append("keyword only")
+        return None
 
     def _nearest(
         self, dense: DenseScores, who: OwnerFilter, now: int, cutoff: int, k: int

@@ -56,6 +56,8 @@ class Maintenance:
         self.memories = memories
         self.settings = settings
         self.now_ms = now_ms
+        # (now_ms, retention cut-off ms, dry_run) -> points removed, or None when off.
+        self.secondary_cleanup: Callable[[int, int, bool], int | None] = lambda *_: None
 
     # -- summarize ------------------------------------------------------------------
 
@@ -137,12 +139,13 @@ class Maintenance:
         retention = now - self.settings.get().retention_days * DAY_MS
         old = now - _BOOKKEEPING_MS
         counts = self.repo.cleanup_counts(now, retention, old)
+        qdrant_points = self.secondary_cleanup(now, retention, dry_run)
         if not dry_run:
             for row in self.repo.removable(now, retention):
                 # One by one: each deletion leaves the tombstone the vector indexes need.
                 self.memories.delete(row["id"], row["api_key_id"])
             self.repo.purge_bookkeeping(old)
-        return CleanupResult(**counts, dry_run=dry_run)
+        return CleanupResult(**counts, qdrant_points=qdrant_points, dry_run=dry_run)
 
 
 def _summaries(rows: list[_Row]) -> list[str]:

@@ -3,7 +3,7 @@ fixed paths under ``/api/memory`` must come before ``/api/memory/{id}``."""
 
 from fastapi import APIRouter
 
-from . import bulk, chat, keys, memory, preview, settings, status, vectors
+from . import bulk, chat, keys, memory, preview, qdrant, settings, status, vectors
 
 __all__ = ["ORDER", "ROUTERS"]
 
@@ -15,6 +15,7 @@ ROUTERS: dict[str, APIRouter] = {
     "memory": memory.router,
     "settings": settings.router,
     "keys": keys.router,
+    "qdrant": qdrant.router,
     "chat": chat.router,
 }
 ORDER = tuple(ROUTERS)

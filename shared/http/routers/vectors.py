@@ -17,10 +17,10 @@ def reindex(
 ) -> ReindexResult:
     """Embed memories waiting for a vector (``force``: all of them), a batch now and the
     rest in the background; ``pending`` counts what is left when this answers."""
-    result = engine.reindex(force=body.force, max_seconds=2.0)
+    result = engine.reindex(force=body.force, max_seconds=2.0, target=body.target)
     more = request.app.state.config.reindex_background_s
     if result.started and result.pending and more > 0:
-        background.add_task(engine.reindex, False, more)
+        background.add_task(engine.reindex, False, more, body.target)
     return result
 
 

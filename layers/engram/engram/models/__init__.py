@@ -27,6 +27,7 @@ from .status import (
     EngineStatus,
     HealthReport,
     KeywordTierStatus,
+    QdrantStatus,
     VectorStoreStatus,
 )
 from .vectors import ReindexRequest, ReindexResult
@@ -55,6 +56,7 @@ __all__ = [
     "MemoryStats",
     "MemoryType",
     "MemoryUpdate",
+    "QdrantStatus",
     "ReindexRequest",
     "ReindexResult",
     "Resolution",

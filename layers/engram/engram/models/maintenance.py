@@ -31,4 +31,5 @@ class CleanupResult(ApiModel):
     past_retention: int
     tombstones: int
     processed_jobs: int
+    qdrant_points: int | None = Field(None, description="Qdrant points removed, when enabled")
     dry_run: bool

@@ -11,6 +11,7 @@ __all__ = [
     "EngineStatus",
     "HealthReport",
     "KeywordTierStatus",
+    "QdrantStatus",
     "VectorStoreStatus",
 ]
 
@@ -44,11 +45,23 @@ class VectorStoreStatus(ApiModel):
     total_memories: int
 
 
+class QdrantStatus(ApiModel):
+    enabled: bool
+    primary: bool = Field(description="vectorStore is 'qdrant': retrieval asks Qdrant first")
+    mode: str
+    healthy: bool | None = None
+    latency_ms: float | None = None
+    points: int | None = None
+    dimension: int | None = None
+    error: str | None = None
+
+
 class EngineStatus(ApiModel):
     keyword_tier: KeywordTierStatus
     embedding_source: str | None = Field(description="The source retrieval would embed with")
     embedding_providers: list[EmbeddingProvider]
     vector_store: VectorStoreStatus
+    qdrant: QdrantStatus
     rerank_enabled: bool
     schema_version: int
     remote_database: bool

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import ConfigDict, Field
 
 from .common import ApiModel
@@ -13,6 +15,9 @@ class ReindexRequest(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     force: bool = Field(False, description="Re-embed every memory, not only pending ones")
+    target: Literal["libsql", "qdrant"] = Field(
+        "libsql", description="'qdrant': write memories' vectors into the Qdrant collection"
+    )
 
 
 class ReindexResult(ApiModel):

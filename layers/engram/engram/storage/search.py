@@ -178,25 +178,51 @@ class SearchRepository:
             )
         )
 
-    def store_vectors(self, items: list[tuple[int, str, str, bytes]], int8: bool) -> int:
-        """Store (seq, owner, content embedded, float32 bytes); returns rows written.
+    def store_vectors(self, items: list[tuple[int, str, str, bytes]], int8: bool) -> list[int]:
+        """Store (seq, owner, content embedded, float32 bytes); returns the seqs written.
 
         A row whose content changed since it was read keeps ``needs_reindex``: the
         vector of the old text is not stored over it.
         """
         encode = "vector8(?)" if int8 else "vector32(?)"
-        written = 0
+        written: list[int] = []
         with self.db.transaction():
             versions: dict[str, int] = {}
             for seq, owner, content, blob in items:
                 if owner not in versions:
                     versions[owner] = bump_version(self.db, owner)
-                written += self.db.execute(
+                if self.db.execute(
                     f"UPDATE memories SET embedding = {encode}, needs_reindex = 0, version = ?"
                     " WHERE seq = ? AND api_key_id = ? AND content = ?",
                     (blob, versions[owner], seq, owner, content),
-                )
+                ):
+                    written.append(seq)
         return written
+
+    def by_seq(self, seqs: list[int]) -> list[tuple[int, Memory, bytes | None]]:
+        """(seq, memory, stored vector) for each seq (maintenance: any owner)."""
+        if not seqs:
+            return []
+        marks = ",".join("?" for _ in seqs)
+        rows = self.db.query(
+            f"SELECT {COLUMNS}, m.embedding FROM memories m WHERE m.seq IN ({marks})", seqs
+        )
+        return [(int(r["seq"]), row_to_memory(r), r["embedding"]) for r in rows]
+
+    def embedded_after(self, seq: int, limit: int) -> list[int]:
+        """Seqs of memories with a vector, after ``seq`` (a backfill's cursor)."""
+        rows = self.db.query(
+            "SELECT seq FROM memories WHERE seq > ? AND embedding IS NOT NULL"
+            " AND needs_reindex = 0 ORDER BY seq LIMIT ?",
+            (seq, limit),
+        )
+        return [int(r["seq"]) for r in rows]
+
+    def owners(self) -> list[str]:
+        """Every API key id that has written memories (maintenance views only)."""
+        return [
+            str(r["api_key_id"]) for r in self.db.query("SELECT api_key_id FROM owner_versions")
+        ]
 
     def vector_meta(self) -> VectorMeta:
         return VectorMeta(

@@ -56,8 +56,16 @@ class VectorMaintenance:
         )
         return True
 
-    def embed_pending(self, owner: str | None, limit: int) -> int:
-        """Embed up to ``limit`` memories waiting for a vector; returns how many were stored."""
+    def embed_pending(
+        self,
+        owner: str | None,
+        limit: int,
+        on_stored: Callable[[list[int], np.ndarray], None] | None = None,
+    ) -> int:
+        """Embed up to ``limit`` memories waiting for a vector; returns how many were stored.
+
+        ``on_stored`` gets the seqs written and their vectors (the Qdrant mirror).
+        """
         rows = self.search.pending_vectors(owner, limit)
         if not rows:
             return 0
@@ -66,14 +74,26 @@ class VectorMaintenance:
             (int(r["seq"]), str(r["api_key_id"]), str(r["content"]), to_f32_bytes(v))
             for r, v in zip(rows, vectors, strict=True)
         ]
-        return self.search.store_vectors(items, self.int8)
+        written = self.search.store_vectors(items, self.int8)
+        if written and on_stored is not None:
+            kept = set(written)
+            on_stored(
+                written,
+                np.stack([v for r, v in zip(rows, vectors, strict=True) if int(r["seq"]) in kept]),
+            )
+        return len(written)
 
-    def reindex(self, max_seconds: float, batch: int = 256) -> int:
+    def reindex(
+        self,
+        max_seconds: float,
+        batch: int = 256,
+        on_stored: Callable[[list[int], np.ndarray], None] | None = None,
+    ) -> int:
         """Embed pending memories in batches until none remain or time is up."""
         deadline = time.monotonic() + max_seconds
         done = 0
         while time.monotonic() < deadline:
-            stored = self.embed_pending(None, batch)
+            stored = self.embed_pending(None, batch, on_stored)
             done += stored
             if stored == 0:
                 break
