@@ -250,3 +250,28 @@ def test_an_unhealthy_server_degrades_to_libsql_vectors(engine, kind, request, c
     status = server.status().qdrant
     assert status.healthy is False and status.error
     assert SECRET not in status.model_dump_json()
+
+
+def test_an_empty_collection_falls_back_and_says_so(qdrant):
+    add(qdrant, "My cat is named Biscuit")
+    result = qdrant.retrieve("k1", RetrievalRequest(query="cat"))
+    assert result.results[0].content == "My cat is named Biscuit"
+    assert result.resolution.vector_store == "libsql"
+    assert "qdrant returned nothing" in result.resolution.reason
+
+
+@pytest.mark.parametrize("quantization", ["int8", "binary"])
+def test_quantized_collections_are_created_and_searched(engine, quantization):
+    engine.qdrant.update(
+        QdrantSettingsUpdate(enabled=True, quantization=quantization, collection=quantization),
+        engine.now_ms(),
+    )
+    engine.update_settings(MemorySettingsUpdate(vector_store="qdrant"))
+    add(engine, "My cat is named Biscuit")
+    embed_all(engine)
+    engine.backfill_qdrant(10)
+    # Embedded mode accepts the quantization config and rescoring parameters (a server
+    # applies them); the search must go through them and answer.
+    result = engine.retrieve("k1", RetrievalRequest(query="cat", strategy=Strategy.SEMANTIC))
+    assert result.resolution.vector_store == "qdrant"
+    assert result.results[0].content == "My cat is named Biscuit"
