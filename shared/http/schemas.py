@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
-from engram.models import ApiModel, Memory, RetrievalRequest
+from engram.models import ApiModel, MemoryPage, RetrievalRequest
 from engram.models.common import ApiKeyId
 
 __all__ = [
@@ -24,13 +24,7 @@ class StatsSummary(ApiModel):
     hit_rate: float
 
 
-class MemoryListResponse(ApiModel):
-    data: list[Memory]
-    total: int
-    page: int
-    limit: int
-    offset: int
-    by_type: dict[str, int]
+class MemoryListResponse(MemoryPage):
     stats: StatsSummary
 
 

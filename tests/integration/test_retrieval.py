@@ -300,24 +300,38 @@ def test_vector_hits_of_another_owner_are_dropped(engine):
     assert contents(result) == ["my memory"]
 
 
+def first_sql(engine, action):
+    """The first statement ``action`` runs, with its parameters."""
+    captured = []
+    query = engine.db.query
+
+    def spy(sql, params=()):
+        captured.append((sql, list(params)))
+        return query(sql, params)
+
+    engine.db.query = spy
+    try:
+        action()
+    finally:
+        engine.db.query = query
+    return captured[0]
+
+
+def plan_of(engine, sql, params):
+    return [row["detail"] for row in engine.db.query("EXPLAIN QUERY PLAN " + sql, params)]
+
+
 def test_keyword_search_drives_from_the_fts_index(engine):
     """The plan, not the clock: the FTS scan must be the outer loop of the join.
 
     With the owner index outside, the full-text query runs once per memory of the
     key (seconds at 10k memories); see bench/engine_bench.py.
     """
-    captured = {}
-    query = engine.db.query
-
-    def spy(sql, params=()):
-        captured.setdefault("sql", (sql, list(params)))
-        return query(sql, params)
-
-    engine.db.query = spy
-    engine.retriever.search.keyword_search('"x"', OwnerFilter(("k1",)), 1, 0, 20)
-    engine.db.query = query
-    sql, params = captured["sql"]
-    plan = [row["detail"] for row in engine.db.query("EXPLAIN QUERY PLAN " + sql, params)]
+    sql, params = first_sql(
+        engine,
+        lambda: engine.retriever.search.keyword_search('"x"', OwnerFilter(("k1",)), 1, 0, 20),
+    )
+    plan = plan_of(engine, sql, params)
     assert plan[0].startswith("SCAN memory_fts VIRTUAL TABLE"), plan
     assert "INTEGER PRIMARY KEY" in plan[1], plan
 
@@ -359,17 +373,11 @@ def test_loading_memories_by_id_drives_from_the_id_index(engine):
     for i in range(50):
         add(engine, f"fact {i}", key=f"k{i}")
     ids = [m.id for m in engine.memories.list_page(MemoryQuery(limit=10)).data]
-    captured = {}
-    query = engine.db.query
-
-    def spy(sql, params=()):
-        captured.setdefault("sql", (sql, list(params)))
-        return query(sql, params)
-
-    engine.db.query = spy
-    found = engine.search.get_many(ids, OwnerFilter(("k1",)), engine.now_ms(), 0)
-    engine.db.query = query
+    found = []
+    sql, params = first_sql(
+        engine,
+        lambda: found.extend(engine.search.get_many(ids, OwnerFilter(("k1",)), engine.now_ms(), 0)),
+    )
     assert {m.id for m in found} == set(ids)
-    sql, params = captured["sql"]
-    plan = [row["detail"] for row in engine.db.query("EXPLAIN QUERY PLAN " + sql, params)]
+    plan = plan_of(engine, sql, params)
     assert "(id=?)" in plan[0], plan

@@ -19,9 +19,8 @@ __all__ = ["CachedEmbedder", "RetryingEmbedder"]
 log = logging.getLogger(__name__)
 
 
-class RetryingEmbedder:
-    """Transient failures (rate limit, timeout, dropped request) are retried once;
-    anything else (no key, model not loadable) is raised at once."""
+class _Wrapper:
+    """An embedder around another: same source, model and dimension (the signature)."""
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
@@ -38,6 +37,11 @@ class RetryingEmbedder:
     def dim(self) -> int:
         return self.inner.dim
 
+
+class RetryingEmbedder(_Wrapper):
+    """Transient failures (rate limit, timeout, dropped request) are retried once;
+    anything else (no key, model not loadable) is raised at once."""
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         try:
             return self.inner.embed(texts)
@@ -46,7 +50,7 @@ class RetryingEmbedder:
             return self.inner.embed(texts)
 
 
-class CachedEmbedder:
+class CachedEmbedder(_Wrapper):
     """Vectors by ``source:model:dim:sha256(text)``, at most ``max_entries`` for ``ttl_s``."""
 
     def __init__(
@@ -56,7 +60,7 @@ class CachedEmbedder:
         ttl_s: float = 300.0,
         timer: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._cache: TTLCache[str, Vectors] | None = (
             TTLCache(maxsize=max_entries, ttl=ttl_s, timer=timer)
             if max_entries > 0 and ttl_s > 0
@@ -68,18 +72,6 @@ class CachedEmbedder:
         self._prefix: str | None = None
         self.hits = 0
         self.misses = 0
-
-    @property
-    def source(self) -> str:
-        return self.inner.source
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     def key(self, text: str) -> str:
         if self._prefix is None:
