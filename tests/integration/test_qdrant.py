@@ -275,3 +275,14 @@ def test_quantized_collections_are_created_and_searched(engine, quantization):
     result = engine.retrieve("k1", RetrievalRequest(query="cat", strategy=Strategy.SEMANTIC))
     assert result.resolution.vector_store == "qdrant"
     assert result.results[0].content == "My cat is named Biscuit"
+
+
+def test_changing_only_the_api_key_reconnects_with_the_new_key(engine):
+    engine.qdrant.update(QdrantSettingsUpdate(enabled=True, api_key="first"), engine.now_ms())
+    first = engine.qdrant.store()
+    assert first.settings.api_key.get_secret_value() == "first"
+    engine.qdrant.update(QdrantSettingsUpdate(api_key="second"), engine.now_ms())
+    second = engine.qdrant.store()
+    assert second is not first
+    assert second.settings.api_key.get_secret_value() == "second"
+    assert engine.qdrant.store() is second  # unchanged settings: the same client

@@ -71,7 +71,10 @@ class QdrantService:
         settings = self.current()
         if not settings.enabled:
             return None
-        key = settings.model_dump_json()
+        # model_dump_json() masks the key ("**********"), so it is added in clear here,
+        # or a new key alone would keep the client built with the old one.
+        secret = settings.api_key.get_secret_value() if settings.api_key else ""
+        key = settings.model_dump_json() + secret
         with self._lock:
             if key != self._key:
                 if self._store is not None:
