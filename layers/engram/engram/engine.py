@@ -13,6 +13,7 @@ from .apikeys import ApiKeyService
 from .chat import ChatMemory
 from .config import Config
 from .embeddings import local_status, resolve_embedder
+from .embeddings.resolve import remote_endpoint, remote_model
 from .errors import EngramError, UnavailableError
 from .injection import inject
 from .memory_service import MemoryService
@@ -272,17 +273,13 @@ class Engine:
     def embedding_providers(self) -> list[EmbeddingProvider]:
         """Every embedding source and whether it can be used now."""
         s = self.settings.get()
-        remote_ready = bool(
-            (s.custom_base_url or self.config.upstream_base_url)
-            and (s.custom_model_id or s.embedding_provider_model)
-            and (self.config.embedding_api_key or self.config.upstream_api_key)
-        )
+        remote_ready = remote_endpoint(s, self.config) is not None and bool(remote_model(s))
         static_problem = local_status(self.config, "potion-base-8M")
         onnx_problem = local_status(self.config, "all-MiniLM-L6-v2")
         return [
             EmbeddingProvider(
                 source="remote",
-                model=s.custom_model_id or s.embedding_provider_model,
+                model=remote_model(s),
                 dimension=None,
                 available=remote_ready,
                 reason=None

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import httpx
 
 from .config import Config
+from .embeddings.resolve import remote_endpoint
 from .embeddings.urlpolicy import check_endpoint_url
 from .errors import InvalidInputError, UnavailableError
 from .settings import MemorySettings
@@ -73,13 +74,14 @@ def reranker_for(settings: MemorySettings, config: Config) -> RemoteReranker | N
     """The reranker the settings ask for; None when off or not configured (logged)."""
     if not settings.rerank_enabled:
         return None
-    base = settings.custom_base_url or config.upstream_base_url
-    key = config.embedding_api_key or config.upstream_api_key
-    if not (base and settings.rerank_provider_model and key):
+    endpoint = remote_endpoint(settings, config)
+    if endpoint is None or not settings.rerank_provider_model:
         log.warning("rerank is enabled but needs a base URL, rerankProviderModel and a key")
         return None
     try:
-        return RemoteReranker(base, settings.rerank_provider_model, key.get_secret_value())
+        return RemoteReranker(
+            endpoint.base_url, settings.rerank_provider_model, endpoint.api_key.get_secret_value()
+        )
     except InvalidInputError as exc:
         log.warning("rerank endpoint refused: %s", exc.message)
         return None

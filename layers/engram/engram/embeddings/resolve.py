@@ -12,6 +12,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from ..config import Config
 from ..errors import EmbeddingError, InvalidInputError
 from ..settings import MemorySettings
@@ -19,7 +21,15 @@ from .assets import ASSETS, DEFAULT_DIR, missing_files
 from .base import Embedder
 from .cache import CachedEmbedder, RetryingEmbedder
 
-__all__ = ["Resolution", "assets_root", "local_status", "resolve_embedder"]
+__all__ = [
+    "RemoteEndpoint",
+    "Resolution",
+    "assets_root",
+    "local_status",
+    "remote_endpoint",
+    "remote_model",
+    "resolve_embedder",
+]
 
 _loaded: dict[tuple[str, str], Embedder] = {}
 _lock = threading.Lock()
@@ -64,16 +74,34 @@ def _local(config: Config, source: str) -> Embedder:
         return embedder
 
 
-def _remote(settings: MemorySettings, config: Config) -> Embedder | None:
+@dataclass(frozen=True)
+class RemoteEndpoint:
+    """Where remote calls go (embeddings, rerank) and the key they carry."""
+
+    base_url: str
+    api_key: SecretStr
+
+
+def remote_endpoint(settings: MemorySettings, config: Config) -> RemoteEndpoint | None:
+    """``customBaseUrl`` (else the upstream's) with the embedding key (else the upstream's)."""
     base = settings.custom_base_url or config.upstream_base_url
-    model = settings.custom_model_id or settings.embedding_provider_model
     key = config.embedding_api_key or config.upstream_api_key
-    if not (base and model and key):
+    return RemoteEndpoint(base, key) if base and key else None
+
+
+def remote_model(settings: MemorySettings) -> str | None:
+    return settings.custom_model_id or settings.embedding_provider_model
+
+
+def _remote(settings: MemorySettings, config: Config) -> Embedder | None:
+    endpoint = remote_endpoint(settings, config)
+    model = remote_model(settings)
+    if endpoint is None or not model:
         return None
     from .remote import RemoteEmbedder
 
     try:
-        return RemoteEmbedder(base, model, key.get_secret_value())
+        return RemoteEmbedder(endpoint.base_url, model, endpoint.api_key.get_secret_value())
     except InvalidInputError as exc:
         raise EmbeddingError(exc.message) from exc
 
