@@ -20,6 +20,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError
 from .errors import InvalidInputError
 from .models.common import ApiModel, Strategy
 from .storage.database import Database
+from .storage.settings_table import load_settings, save_settings
 
 __all__ = ["MemorySettings", "MemorySettingsUpdate", "SettingsStore"]
 
@@ -144,12 +145,7 @@ class SettingsStore:
                 updated = MemorySettings.model_validate(merged)
             except ValidationError as exc:
                 raise InvalidInputError(str(exc)) from exc
-            self.db.execute(
-                "INSERT INTO settings (namespace, value, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (namespace) DO UPDATE SET value = excluded.value,"
-                " updated_at = excluded.updated_at",
-                (self.NAMESPACE, updated.model_dump_json(by_alias=False), now_ms),
-            )
+            save_settings(self.db, self.NAMESPACE, updated.model_dump_json(by_alias=False), now_ms)
             self._cached = updated
             self._loaded_at = self._monotonic()
             return updated
@@ -159,7 +155,7 @@ class SettingsStore:
             self._cached = None
 
     def _load(self) -> MemorySettings:
-        raw = self.db.scalar("SELECT value FROM settings WHERE namespace = ?", (self.NAMESPACE,))
+        raw = load_settings(self.db, self.NAMESPACE)
         if raw is None:
             return MemorySettings()
         try:

@@ -17,6 +17,7 @@ from pydantic import ConfigDict, Field, SecretStr, ValidationError
 from ..errors import InvalidInputError
 from ..models.common import ApiModel
 from ..storage.database import Database
+from ..storage.settings_table import load_settings, save_settings
 
 __all__ = ["QdrantSettings", "QdrantSettingsPublic", "QdrantSettingsStore", "QdrantSettingsUpdate"]
 
@@ -87,7 +88,7 @@ class QdrantSettingsStore:
         self._lock = threading.Lock()
 
     def get(self) -> QdrantSettings:
-        raw = self.db.scalar("SELECT value FROM settings WHERE namespace = ?", (self.NAMESPACE,))
+        raw = load_settings(self.db, self.NAMESPACE)
         if raw is None:
             return QdrantSettings()
         data = json.loads(raw)
@@ -106,11 +107,5 @@ class QdrantSettingsStore:
                 updated = QdrantSettings.model_validate(merged)
             except ValidationError as exc:
                 raise InvalidInputError(str(exc)) from exc
-            stored = {**merged, "api_key": merged.get("api_key")}
-            self.db.execute(
-                "INSERT INTO settings (namespace, value, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (namespace) DO UPDATE SET value = excluded.value,"
-                " updated_at = excluded.updated_at",
-                (self.NAMESPACE, json.dumps(stored), now_ms),
-            )
+            save_settings(self.db, self.NAMESPACE, json.dumps(merged), now_ms)
             return updated
