@@ -39,6 +39,7 @@ from .retrieval import Retriever, TierProvider
 from .settings import MemorySettings, MemorySettingsUpdate, SettingsStore
 from .storage import ApiKeyRepository, Database, MemoryRepository, SearchRepository
 from .storage.maintenance import MaintenanceRepository
+from .storage.migrate import schema_version
 from .summarization import Maintenance
 from .vectors import IndexCache, LibsqlVectorTier, VectorMaintenance
 
@@ -165,7 +166,7 @@ class Engine:
             store.upsert(points)
             processed += len(points)
             cursor = seqs[-1]
-        total = int(self.db.scalar("SELECT count(*) FROM memories WHERE embedding IS NOT NULL"))
+        total = self.search.embedded_count()
         return ReindexResult(
             started=True, pending=max(total - store.count(), 0), processed=processed
         )
@@ -324,7 +325,7 @@ class Engine:
             ),
             qdrant=self.qdrant_status(),
             rerank_enabled=settings.rerank_enabled,
-            schema_version=int(self.db.scalar("SELECT max(version) FROM schema_migrations") or 0),
+            schema_version=schema_version(self.db),
             remote_database=self.db.is_remote,
         )
 

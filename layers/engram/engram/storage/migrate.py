@@ -18,7 +18,7 @@ from importlib import resources
 from ..errors import MigrationError, StorageError
 from .database import Database, split_statements
 
-__all__ = ["Migration", "apply_migrations", "load_migrations"]
+__all__ = ["Migration", "apply_migrations", "load_migrations", "schema_version"]
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
@@ -85,6 +85,10 @@ def apply_migrations(db: Database, migrations: list[Migration] | None = None) ->
                 f"migration {migration.version}_{migration.name} failed: {exc}"
             ) from exc
     return applied
+
+
+def schema_version(db: Database) -> int:
+    return int(db.scalar("SELECT max(version) FROM schema_migrations") or 0)
 
 
 def _now_ms() -> int:

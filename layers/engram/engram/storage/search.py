@@ -218,6 +218,9 @@ class SearchRepository:
         )
         return [int(r["seq"]) for r in rows]
 
+    def embedded_count(self) -> int:
+        return int(self.db.scalar("SELECT count(*) FROM memories WHERE embedding IS NOT NULL"))
+
     def owners(self) -> list[str]:
         """Every API key id that has written memories (maintenance views only)."""
         return [
