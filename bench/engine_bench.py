@@ -23,9 +23,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engram import Config, Engine, MemorySettingsUpdate
+from engram import open_engine as build
+from engram.adapters.libsql import Database
+from engram.adapters.libsql.fts import build_match
 from engram.models import MemoryCreate, RetrievalRequest, Strategy
-from engram.storage import Database, apply_migrations
-from engram.storage.fts import build_match
 
 
 def make_vocabulary(rng: random.Random, size: int = 5000) -> list[str]:
@@ -63,29 +64,30 @@ def percentile(values: list[float], p: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1]
 
 
-def open_engine(path: Path) -> Engine:
+def open_engine(path: Path) -> tuple[Engine, Database]:
+    """An engine on a fresh file, and a second connection for the bare baselines. Writes
+    queue their embedding jobs as in production; nothing processes them while timing."""
     url = f"file:{path}"
-    db = Database(url)
-    apply_migrations(db)
-    return Engine(db, Config(db_url=url))
+    engine = build(Config(db_url=url), jobs="manual")
+    return engine, Database(url)
 
 
 def use_vectors(engine: Engine, on: bool) -> None:
     """Static embedder on (the default) or off (the keyword tier alone); with it on, every
     memory gets its vector before timing starts (what the embedding worker does)."""
-    engine.update_settings(MemorySettingsUpdate(static_enabled=on))
+    engine.settings.update(MemorySettingsUpdate(static_enabled=on))
     if on:
-        total = engine.search.pending_count()
+        total = engine.vectors.rows.pending_count()
         with tqdm(total=total, desc="embed", unit="mem", leave=False) as bar:
             while True:
-                result = engine.reindex(max_seconds=5)
+                result = engine.vectors.reindex(max_seconds=5)
                 bar.update(result.processed)
                 if not result.pending:
                     break
 
 
 def bench_upserts(tmp: Path, n: int, corpus: Corpus) -> tuple[float, float]:
-    engine = open_engine(tmp / "upserts.db")
+    engine, db = open_engine(tmp / "upserts.db")
     items = [
         MemoryCreate(api_key_id="k1", key=f"fact:{i % (n // 2)}", content=corpus.memory())
         for i in range(n)
@@ -95,13 +97,13 @@ def bench_upserts(tmp: Path, n: int, corpus: Corpus) -> tuple[float, float]:
         engine.memories.upsert(item)
     engine_rate = n / (time.perf_counter() - start)
 
-    db = engine.db
     db.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, content TEXT)")
     start = time.perf_counter()
     for item in items:
         db.execute("INSERT INTO raw (content) VALUES (?)", (item.content,))
     raw_rate = n / (time.perf_counter() - start)
     engine.close()
+    db.close()
     return engine_rate, raw_rate
 
 
@@ -121,16 +123,18 @@ def fill(engine: Engine, total: int, for_key: int, corpus: Corpus) -> None:
             bar.update(len(chunk))
 
 
-def bench_retrieval(engine: Engine, queries: list[str]) -> tuple[list[float], list[float]]:
+def bench_retrieval(
+    engine: Engine, db: Database, queries: list[str]
+) -> tuple[list[float], list[float]]:
     engine_ms, raw_ms = [], []
     request = RetrievalRequest  # bound once: building the model is part of the measured path
     for q in queries[:20]:  # warm the page cache and statement caches
-        engine.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
+        engine.retrieval.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
     for q in tqdm(queries, desc="queries", unit="q", leave=False):
         t0 = time.perf_counter()
-        engine.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
+        engine.retrieval.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
         t1 = time.perf_counter()
-        engine.db.query(
+        db.query(
             "SELECT rowid, bm25(memory_fts) AS r FROM memory_fts WHERE memory_fts MATCH ?"
             " ORDER BY r LIMIT 20",
             (build_match(q),),
@@ -155,13 +159,14 @@ def main() -> None:
         engine_rate, raw_rate = bench_upserts(tmp, args.upserts, corpus)
         rows = []
         for total, for_key in [(1_000, 1_000), (10_000, 10_000), (100_000, 10_000)]:
-            engine = open_engine(tmp / f"r{total}.db")
+            engine, db = open_engine(tmp / f"r{total}.db")
             fill(engine, total, for_key, corpus)
             for mode in ("keyword", "static"):
                 use_vectors(engine, mode == "static")
-                engine_ms, raw_ms = bench_retrieval(engine, queries)
+                engine_ms, raw_ms = bench_retrieval(engine, db, queries)
                 rows.append((total, for_key, mode, engine_ms, raw_ms))
             engine.close()
+            db.close()
 
     print(f"\nupserts ({args.upserts:,} single calls, half updates, one transaction each)")
     print(f"  engine upsert      {engine_rate:10,.0f} /s")

@@ -104,7 +104,8 @@ class InProcess:
 
         self._tmp = tempfile.TemporaryDirectory()
         self.engine = open_engine(
-            Config(db_url=f"file:{self._tmp.name}/locomo.db", data_dir=self._tmp.name)
+            Config(db_url=f"file:{self._tmp.name}/locomo.db", data_dir=self._tmp.name),
+            jobs="manual",  # vectors come from reindex below, as the embedding worker would
         )
 
     def ingest(self, items: list[dict[str, Any]]) -> None:
@@ -115,28 +116,28 @@ class InProcess:
     def configure(self, settings: dict[str, Any]) -> None:
         from engram import MemorySettingsUpdate
 
-        self.engine.update_settings(MemorySettingsUpdate.model_validate(settings))
+        self.engine.settings.update(MemorySettingsUpdate.model_validate(settings))
 
     def reindex(self) -> None:
-        result = self.engine.reindex(max_seconds=30)
+        result = self.engine.vectors.reindex(max_seconds=30)
         while result.started and result.pending:
-            result = self.engine.reindex(max_seconds=30)
+            result = self.engine.vectors.reindex(max_seconds=30)
         if self.engine.qdrant.store() is not None and result.started:
-            while self.engine.reindex(max_seconds=60, target="qdrant").pending:
+            while self.engine.vectors.reindex(max_seconds=60, target="qdrant").pending:
                 pass
 
     def use_qdrant(self) -> None:
         from engram import MemorySettingsUpdate
-        from engram.qdrant import QdrantSettingsUpdate
+        from engram.models import QdrantSettingsUpdate
 
-        self.engine.qdrant.update(QdrantSettingsUpdate(enabled=True), self.engine.now_ms())
-        self.engine.update_settings(MemorySettingsUpdate(vector_store="qdrant"))
+        self.engine.qdrant.update(QdrantSettingsUpdate(enabled=True))
+        self.engine.settings.update(MemorySettingsUpdate(vector_store="qdrant"))
 
     def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
         from engram.models import RetrievalRequest
 
         request = RetrievalRequest(query=query, strategy=strategy, limit=20, max_tokens=16000)
-        result = self.engine.retrieve(owner, request, record=False)
+        result = self.engine.retrieval.preview(owner, request)
         return [r.metadata["diaId"] for r in result.results], result.resolution.reason
 
 

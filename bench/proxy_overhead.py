@@ -27,8 +27,8 @@ import httpx
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "support"))
-from upstream_stub import StubUpstream  # noqa: E402 - the tests' stub, shared on purpose
+sys.path.insert(0, str(ROOT))
+from tests.support.upstream_stub import StubUpstream  # noqa: E402 - the tests' stub, on purpose
 
 TOPICS = (
     "typescript postgres kubernetes deploy friday coffee climbing jazz berlin budget invoice "
@@ -78,7 +78,7 @@ def start_engram(tmp: Path, upstream: str) -> tuple[subprocess.Popen[str], str]:
         "POWERTOOLS_LOG_LEVEL": "WARNING",
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "shared.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "shared.devtools.cli", "serve", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -117,6 +117,14 @@ def seed(client: httpx.Client, base: str, rng: random.Random) -> str:
         headers={**admin, "Content-Type": "application/x-ndjson"},
     )
     assert response.json()["created"] == 1000, response.text
+    # The import asked the embedding worker for 1,000 vectors: let it finish first, so
+    # the timed requests measure chat overhead, not a worker running beside them.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        status = client.get(f"{base}/api/memory/engine-status", headers=admin).json()
+        if status["vectorStore"]["pendingReindex"] == 0:
+            break
+        time.sleep(0.1)
     return str(key["secret"])
 
 

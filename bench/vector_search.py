@@ -18,8 +18,10 @@ from pathlib import Path
 import numpy as np
 from engine_bench import Corpus, fill, open_engine, use_vectors
 
-from engram.models import MemoryCreate
-from engram.storage.rows import OwnerFilter
+from engram import MemorySettings
+from engram.adapters.embeddings.catalog import LocalCatalog
+from engram.adapters.libsql import IndexCache, LibsqlVectorTier, VectorRowsRepository
+from engram.models import MemoryCreate, OwnerFilter
 
 
 def p50(fn: Callable[[], object], n: int = 50) -> float:
@@ -35,13 +37,16 @@ def p50(fn: Callable[[], object], n: int = 50) -> float:
 def main() -> None:
     corpus = Corpus(random.Random(3))
     with tempfile.TemporaryDirectory() as tmp:
-        engine = open_engine(Path(tmp) / "v.db")
+        engine, db = open_engine(Path(tmp) / "v.db")
         fill(engine, 20_000, 10_000, corpus)
         use_vectors(engine, True)
-        tiers, _ = engine.vector_tier()
-        tier = tiers[0]
+        embedder = LocalCatalog().resolve(MemorySettings()).embedder
+        assert embedder is not None
+        rows_of = VectorRowsRepository(db)
+        cache = IndexCache(512 * 2**20)
+        tier = LibsqlVectorTier(cache, rows_of, embedder.dim)
         text = "what did the user say about the deadline"
-        query = tier.maintenance.embedder.embed([text])[0]
+        query = embedder.embed([text])[0]
         who = OwnerFilter(("k1",))
         blob = query.astype("<f4").tobytes()
         sql = (
@@ -51,10 +56,10 @@ def main() -> None:
         rows = [
             (
                 "SQL brute force, vector_distance_cos",
-                p50(lambda: engine.db.query(sql, ("k1", blob)), 10),
+                p50(lambda: db.query(sql, ("k1", blob)), 10),
             )
         ]
-        index = engine.index_cache.get("k1", 256, engine.search)
+        index = cache.get("k1", 256, rows_of)
         rows.append(
             (
                 "numpy matrix @ q + argpartition",
@@ -62,26 +67,30 @@ def main() -> None:
             )
         )
         rows.append(
-            ("vector tier per query", p50(lambda: tier.dense(text, who, engine.now_ms(), 0)))
+            (
+                "vector tier per query (+ query embedding)",
+                p50(lambda: tier.dense(embedder.embed([text])[0], who, engine.now_ms(), 0)),
+            )
         )
 
         def cold() -> None:
-            engine.index_cache.clear()
-            engine.index_cache.get("k1", 256, engine.search)
+            cache.clear()
+            cache.get("k1", 256, rows_of)
 
         rows.append(("cold index build, 10k rows", p50(cold, 5)))
 
         def after_write() -> float:
             engine.memories.create(MemoryCreate(api_key_id="k1", content=corpus.memory()))
-            tier.maintenance.embed_pending("k1", 10)
+            engine.queues.embedding.drain()  # the embedding worker's part
             start = time.perf_counter()
-            tier.dense(text, who, engine.now_ms(), 0)
+            tier.dense(query, who, engine.now_ms(), 0)
             return (time.perf_counter() - start) * 1000
 
         rows.append(
             ("first query after one write", statistics.median(after_write() for _ in range(20)))
         )
         engine.close()
+        db.close()
     print(f"\n{'method':<40} {'p50 ms':>8}")
     for label, ms in rows:
         print(f"{label:<40} {ms:>8.2f}")

@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh real libSQL file per test and a controllable clock."""
+"""Shared fixtures: a fresh real libSQL file per test, a controllable clock, and an engine
+built by the composition root with queued jobs held until a test drains them."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engram import Config, Engine
-from engram.storage import Database, apply_migrations
+from engram import Config, Engine, open_engine
+from engram.adapters.libsql import Database
 
 
 class FrozenClock:
@@ -44,8 +45,14 @@ def config(db_path: Path) -> Config:
 
 @pytest.fixture
 def engine(config: Config, clock: FrozenClock) -> Iterator[Engine]:
-    db = Database(config.db_url)
-    apply_migrations(db)
-    engine = Engine(db, config, clock=clock)
+    engine = open_engine(config, clock=clock, jobs="manual")
     yield engine
     engine.close()
+
+
+@pytest.fixture
+def db(engine: Engine, config: Config) -> Iterator[Database]:
+    """Raw SQL on the engine's database file (a second connection), to look inside."""
+    database = Database(config.db_url)
+    yield database
+    database.close()

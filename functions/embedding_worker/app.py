@@ -6,17 +6,17 @@ content has not changed since) are embedded and written.
 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from engram import Config, build_engine
+from engram import build_engine, load_config
 from engram.models import EmbeddingJob
 from shared.observability import logger
 from shared.workers import parse_job, sqs_batch_handler
 
-config = Config()
+config = load_config()
 
 
 def record_handler(record: SQSRecord) -> None:
     job = parse_job(record, EmbeddingJob)
-    stored = build_engine(config).process_embedding(job)
+    stored = build_engine(config).jobs.embedding(job)
     logger.info("embedding job processed", extra={"request_id": job.request_id, "stored": stored})
 
 

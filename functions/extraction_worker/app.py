@@ -2,23 +2,17 @@
 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from engram import Config, build_engine
+from engram import build_engine, load_config
 from engram.models import ExtractionJob
 from shared.observability import logger
-from shared.queues import SqsQueue
 from shared.workers import parse_job, sqs_batch_handler
 
-config = Config()
-embedding_queue = (
-    SqsQueue(config.embedding_queue_url, endpoint_url=config.aws_endpoint_url)
-    if config.embedding_queue_url
-    else None
-)
+config = load_config()
 
 
 def record_handler(record: SQSRecord) -> None:
     job = parse_job(record, ExtractionJob)
-    outcome = build_engine(config).process_extraction(job, embedding_queue)
+    outcome = build_engine(config).jobs.extraction(job)
     logger.info(
         "extraction job processed",
         extra={

@@ -1,8 +1,8 @@
 """Every few minutes: embed memories still waiting for a vector (after a model change)."""
 
-from engram import Config, build_engine
+from engram import build_engine, load_config
 from shared.schedules import scheduled_handler
 
-config = Config()
+config = load_config()
 # Leave a margin under the function's 60 s timeout for start-up and the response.
-handler = scheduled_handler("Reindex", lambda: build_engine(config).reindex(max_seconds=45))
+handler = scheduled_handler("Reindex", lambda: build_engine(config).vectors.reindex(max_seconds=45))

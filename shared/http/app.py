@@ -15,13 +15,9 @@ from typing import TypeVar
 
 from fastapi import FastAPI, Request, Response
 
-from engram import Config, Engine, UnavailableError, build_engine
-from engram.models import EmbeddingJob, ExtractionJob
-from engram.ports import JobQueue
+from engram import Config, Engine, build_engine, load_config
 
 from ..observability import logger
-from ..queues import InProcessQueue, Job, SqsQueue
-from ..upstream import Upstream
 from .errors import install_error_handlers
 from .routers import ORDER, ROUTERS
 
@@ -53,60 +49,26 @@ def _lazy(factory: Callable[[], T]) -> Callable[[], T]:
     return get
 
 
-def _upstream(config: Config) -> Upstream:
-    if not config.upstream_base_url:
-        raise UnavailableError("no upstream provider: set ENGRAM_UPSTREAM_BASE_URL")
-    key = config.upstream_api_key.get_secret_value() if config.upstream_api_key else None
-    return Upstream(
-        config.upstream_base_url,
-        key,
-        timeout_s=config.upstream_timeout_s,
-        connect_timeout_s=config.upstream_connect_timeout_s,
-    )
-
-
-def _queue(config: Config, engine: Callable[[], Engine]) -> JobQueue:
-    """SQS when a queue URL is configured (AWS); otherwise a worker thread in this process,
-    which also computes the vectors of what it extracted (the local stack)."""
-    if config.extraction_queue_url:
-        return SqsQueue(config.extraction_queue_url, endpoint_url=config.aws_endpoint_url)
-    local: list[InProcessQueue] = []
-
-    def handle(job: Job) -> None:
-        if isinstance(job, ExtractionJob):
-            engine().process_extraction(job, local[0])
-        elif isinstance(job, EmbeddingJob):
-            engine().process_embedding(job)
-
-    local.append(InProcessQueue(handle))
-    return local[0]
-
-
 def create_app(
     routers: Iterable[str] = ORDER,
     *,
     config: Config | None = None,
     engine: Callable[[], Engine] | None = None,
-    queue: Callable[[], JobQueue] | None = None,
-    upstream: Callable[[], Upstream] | None = None,
 ) -> FastAPI:
+    """The app serving ``routers``. ``engine`` builds the engine (the composition root's
+    ``build_engine`` by default); tests hand in one they built with their own parts."""
     wanted = set(routers)
     unknown = wanted - set(ROUTERS)
     if unknown:
         raise ValueError(f"unknown routers: {sorted(unknown)}")
-    config = config if config is not None else Config()
+    config = config if config is not None else load_config()
     app = FastAPI(
         title="Engram",
         version=_version(),
         description="A persistent memory layer for OpenAI-compatible chat applications.",
     )
     app.state.config = config
-    app.state.admin_token = config.admin_token.get_secret_value() if config.admin_token else None
-    app.state.engine = get_engine = _lazy(
-        engine if engine is not None else lambda: build_engine(config)
-    )
-    app.state.queue = _lazy(queue if queue is not None else lambda: _queue(config, get_engine))
-    app.state.upstream = _lazy(upstream if upstream is not None else lambda: _upstream(config))
+    app.state.engine = _lazy(engine if engine is not None else lambda: build_engine(config))
     install_error_handlers(app)
 
     @app.middleware("http")

@@ -1,4 +1,7 @@
-"""Dependencies every router uses: the engine, and management authentication."""
+"""Dependencies every router uses: the engine, the configuration, management auth.
+
+Routes take these as ``Annotated`` aliases and never read ``app.state`` themselves.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from engram import AuthenticationError, Engine
+from engram import AuthenticationError, Config, Engine
 
-__all__ = ["AdminAuth", "EngineDep", "get_engine", "require_admin"]
+__all__ = ["AdminAuth", "ConfigDep", "EngineDep", "get_config", "get_engine", "require_admin"]
 
 _bearer = HTTPBearer(auto_error=False, description="ENGRAM_ADMIN_TOKEN")
 
@@ -20,12 +23,17 @@ def get_engine(request: Request) -> Engine:
     return engine
 
 
+def get_config(request: Request) -> Config:
+    config: Config = request.app.state.config
+    return config
+
+
 def require_admin(
-    request: Request,
+    config: Annotated[Config, Depends(get_config)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
     """``Authorization: Bearer <ENGRAM_ADMIN_TOKEN>``, compared in constant time."""
-    expected: str | None = request.app.state.admin_token
+    expected = config.admin_token.get_secret_value() if config.admin_token else ""
     if not expected:
         raise AuthenticationError("the management API is disabled: ENGRAM_ADMIN_TOKEN is not set")
     given = credentials.credentials if credentials else ""
@@ -34,4 +42,5 @@ def require_admin(
 
 
 EngineDep = Annotated[Engine, Depends(get_engine)]
+ConfigDep = Annotated[Config, Depends(get_config)]
 AdminAuth = Depends(require_admin)

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict
 
 from engram.models import ApiModel, MemoryPage, RetrievalRequest
 from engram.models.common import ApiKeyId
 
-__all__ = [
-    "ImportItemError",
-    "ImportResult",
-    "MemoryListResponse",
-    "PreviewRequest",
-    "StatsSummary",
-]
+__all__ = ["ImportResult", "MemoryListResponse", "PreviewRequest", "StatsSummary"]
 
 
 class StatsSummary(ApiModel):
@@ -36,16 +28,7 @@ class PreviewRequest(RetrievalRequest):
     api_key_id: ApiKeyId
 
 
-class ImportItemError(ApiModel):
-    index: int = Field(description="0-based position of the item (line - 1 for NDJSON)")
-    field: str | None
-    message: str
-
-
 class ImportResult(ApiModel):
     received: int
     created: int
     updated: int
-
-
-MaxItems = Annotated[int, Field(ge=1)]

@@ -1,13 +1,15 @@
 """Engram's engine: persistent memory for OpenAI-compatible chat applications.
 
 Free of AWS and HTTP framework imports: handlers in ``functions/`` and the
-glue in ``shared/`` adapt it to Lambda and FastAPI.
+glue in ``shared/`` adapt it to Lambda and FastAPI. The use cases depend on
+``engram.ports``; ``engram.wiring`` is the one place that picks the adapters.
 """
 
-from .config import Config
+from .config import Config, load_config
 from .engine import Engine
 from .errors import (
     AuthenticationError,
+    ConfigError,
     ConflictError,
     EmbeddingError,
     EngramError,
@@ -22,13 +24,14 @@ from .errors import (
 )
 from .extraction import ExtractedFact, extract_facts
 from .injection import format_memories, inject, provider_supports_system
-from .settings import MemorySettings, MemorySettingsUpdate
+from .models import MemorySettings, MemorySettingsUpdate
 from .tokens import estimate_tokens
 from .wiring import build_engine, open_engine, reset_engines
 
 __all__ = [
     "AuthenticationError",
     "Config",
+    "ConfigError",
     "ConflictError",
     "EmbeddingError",
     "Engine",
@@ -49,6 +52,7 @@ __all__ = [
     "extract_facts",
     "format_memories",
     "inject",
+    "load_config",
     "open_engine",
     "provider_supports_system",
     "reset_engines",

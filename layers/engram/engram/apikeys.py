@@ -3,32 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 
 from .models import ApiKey, ApiKeyCreate, ApiKeyCreated
-from .models.common import to_millis
-from .storage.apikeys import ApiKeyRepository
+from .ports import ApiKeyStore
 
 __all__ = ["ApiKeyService"]
 
 
 class ApiKeyService:
-    def __init__(self, repo: ApiKeyRepository, clock: Callable[[], datetime]) -> None:
-        self.repo = repo
-        self.clock = clock
+    def __init__(self, store: ApiKeyStore, now_ms: Callable[[], int]) -> None:
+        self.store = store
+        self.now_ms = now_ms
 
     def create(self, request: ApiKeyCreate) -> ApiKeyCreated:
-        return self.repo.create(request.name, to_millis(self.clock()))
+        return self.store.create(request.name, self.now_ms())
 
     def all(self) -> list[ApiKey]:
-        return self.repo.all()
+        return self.store.all()
 
     def get(self, key_id: str) -> ApiKey | None:
-        return self.repo.get(key_id)
+        return self.store.get(key_id)
 
     def revoke(self, key_id: str) -> ApiKey | None:
         """The key, now revoked (idempotent), or None when no such key exists."""
-        return self.repo.revoke(key_id, to_millis(self.clock()))
+        return self.store.revoke(key_id, self.now_ms())
 
     def authenticate(self, secret: str) -> ApiKey | None:
-        return self.repo.authenticate(secret, to_millis(self.clock()))
+        return self.store.authenticate(secret, self.now_ms())

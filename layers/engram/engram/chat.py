@@ -1,29 +1,50 @@
-"""The memory side of a chat request: what to inject before, what to queue after.
+"""The chat use case: prepare (retrieve, inject) -> forward -> collect -> enqueue.
 
-Nothing here may fail a chat: every memory error is logged and the request goes
-on without memory (fail-open). HTTP and the upstream call live at the edge.
+Memory never fails a chat: every memory error is logged and the request goes on
+without memory (fail-open); the extraction job is queued once the answer is
+complete (for a stream, after its last chunk), and a failure to queue it is
+logged. Upstream answers pass through with their status and body; an unreachable
+upstream is ``UpstreamError``, a slow one ``UpstreamTimeout``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import json
 import logging
 import re
-from collections.abc import Mapping
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import EngramError
 from .injection import inject
-from .models import ExtractionJob, RetrievalRequest, Scope
+from .models import ChatOptions, ExtractionJob, RetrievalRequest, Scope
+from .ports import JobQueue, Upstream, UpstreamResponse
 from .retrieval import Retriever
 from .settings import SettingsStore
 
-__all__ = ["ChatMemory", "PreparedChat", "last_user_text", "opted_out", "resolve_provider"]
+__all__ = [
+    "ChatReply",
+    "ChatService",
+    "PreparedChat",
+    "last_user_text",
+    "opted_out",
+    "resolve_provider",
+]
 
 log = logging.getLogger(__name__)
 
 _OPT_OUT = {"true", "1", "yes"}
 _O1_FAMILY = re.compile(r"^o1(?:$|-mini|-preview|-\d)", re.IGNORECASE)
+# Response headers worth passing back; hop-by-hop and length headers are not.
+_PASS_HEADERS = ("content-type", "openai-processing-ms", "x-request-id", "retry-after")
+# Retrieval reads at most this much of the last user message as its query.
+_MAX_QUERY_CHARS = 16_000
+# An extraction job carries at most the newest 200 KB (SQS allows 256 KiB).
+_MAX_JOB_TEXT = 200_000
 
 
 def opted_out(header_value: str | None) -> bool:
@@ -74,6 +95,27 @@ def last_user_text(body: Mapping[str, Any]) -> str:
     return ""
 
 
+def _answer_of(payload: bytes) -> str:
+    try:
+        content = json.loads(payload)["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return ""
+    return content if isinstance(content, str) else ""
+
+
+def _delta_of(line: str) -> str:
+    if not line.startswith("data:"):
+        return ""
+    data = line[5:].strip()
+    if not data or data == "[DONE]":
+        return ""
+    try:
+        content = json.loads(data)["choices"][0]["delta"].get("content")
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return ""
+    return content if isinstance(content, str) else ""
+
+
 @dataclass
 class PreparedChat:
     body: dict[str, Any]
@@ -82,10 +124,95 @@ class PreparedChat:
     notes: list[str] = field(default_factory=list)
 
 
-class ChatMemory:
-    def __init__(self, retriever: Retriever, settings: SettingsStore) -> None:
+@dataclass
+class ChatReply:
+    """What to send back: the upstream's status and headers, then either the whole body
+    (and ``finish`` to run once it is sent) or a stream that finishes by itself."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes = b""
+    stream: AsyncIterator[bytes] | None = None
+    finish: Callable[[], Awaitable[None]] | None = None
+
+
+class ChatService:
+    def __init__(
+        self,
+        retriever: Retriever,
+        settings: SettingsStore,
+        upstream: Upstream,
+        queue: JobQueue,
+        *,
+        provider: str | None = None,
+    ) -> None:
         self.retriever = retriever
         self.settings = settings
+        self.upstream = upstream
+        self.queue = queue
+        # The provider behind the upstream when the deployment names one.
+        self.provider = provider
+
+    # -- the use case -----------------------------------------------------------------------
+
+    async def complete(
+        self, api_key_id: str, body: dict[str, Any], options: ChatOptions
+    ) -> ChatReply:
+        """Forward one chat completion with memory, and queue what it taught us."""
+        scope = options.scope
+        if scope is Scope.SESSION and options.session_id is None:
+            scope = Scope.API_KEY  # nothing to narrow to: the key's whole pool
+        prepared = await asyncio.to_thread(
+            self.prepare,
+            api_key_id,
+            body,
+            provider=resolve_provider(body.get("model"), self.provider),
+            session_id=options.session_id,
+            scope=scope,
+            opt_out=options.opt_out,
+        )
+        upstream = await self.upstream.send("POST", "/chat/completions", json=prepared.body)
+        request_id = "chat-" + uuid.uuid4().hex
+        extract = prepared.memory_on and upstream.is_success
+        headers = _passed_headers(upstream, prepared.injected)
+
+        async def enqueue(answer: str) -> None:
+            if not extract:
+                return
+            job = self.extraction_job(api_key_id, body, answer, request_id, options.session_id)
+            if job is None:
+                return
+            try:
+                await asyncio.to_thread(self.queue.send, job)
+            except EngramError:
+                log.warning("extraction job %s was not queued", job.request_id, exc_info=True)
+
+        streamed = "text/event-stream" in upstream.headers.get("content-type", "")
+        if body.get("stream") and streamed:
+            return ChatReply(
+                upstream.status_code, headers, stream=_relay(upstream, extract, enqueue)
+            )
+        try:
+            content = await upstream.aread()
+        finally:
+            await upstream.aclose()
+        return ChatReply(
+            upstream.status_code,
+            headers,
+            body=content,
+            finish=functools.partial(enqueue, _answer_of(content)),
+        )
+
+    async def models(self) -> ChatReply:
+        """The upstream's model list, passed through."""
+        upstream = await self.upstream.send("GET", "/models")
+        try:
+            content = await upstream.aread()
+        finally:
+            await upstream.aclose()
+        return ChatReply(upstream.status_code, _passed_headers(upstream, 0), body=content)
+
+    # -- its steps ---------------------------------------------------------------------------
 
     def prepare(
         self,
@@ -109,7 +236,9 @@ class ChatMemory:
         try:
             result = self.retriever.retrieve(
                 api_key_id,
-                RetrievalRequest(query=query[:16_000], session_id=session_id, scope=scope),
+                RetrievalRequest(
+                    query=query[:_MAX_QUERY_CHARS], session_id=session_id, scope=scope
+                ),
             )
         except EngramError:
             log.warning("memory retrieval failed; forwarding without memory", exc_info=True)
@@ -134,6 +263,30 @@ class ChatMemory:
         return ExtractionJob(
             api_key_id=api_key_id,
             session_id=session_id,
-            text=text[-200_000:],
+            text=text[-_MAX_JOB_TEXT:],
             request_id=request_id,
         )
+
+
+async def _relay(
+    upstream: UpstreamResponse, extract: bool, enqueue: Callable[[str], Awaitable[None]]
+) -> AsyncIterator[bytes]:
+    """The upstream's Server-Sent Events chunk by chunk, the answer read on the way."""
+    answer: list[str] = []
+    pending = ""
+    try:
+        async for chunk in upstream.aiter_raw():
+            yield chunk
+            if extract:
+                pending += chunk.decode("utf-8", errors="replace")
+                *lines, pending = pending.split("\n")
+                answer += [_delta_of(line) for line in lines]
+    finally:
+        await upstream.aclose()
+    await enqueue("".join(answer) + _delta_of(pending))
+
+
+def _passed_headers(upstream: UpstreamResponse, injected: int) -> dict[str, str]:
+    headers = {k: v for k, v in upstream.headers.items() if k.lower() in _PASS_HEADERS}
+    headers["x-engram-memories"] = str(injected)
+    return headers

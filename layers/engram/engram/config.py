@@ -15,10 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Config"]
+from .errors import ConfigError
+
+__all__ = ["Config", "load_config"]
 
 
 class Config(BaseSettings):
@@ -72,5 +74,25 @@ class Config(BaseSettings):
     )
     transformers_model: str = Field("all-MiniLM-L6-v2", alias="MEMORY_TRANSFORMERS_MODEL")
     static_model: str = Field("potion-base-8M", alias="MEMORY_STATIC_MODEL")
-    # Where the local models' files are (engram/embeddings/assets by default).
+    # Where the local models' files are (engram/adapters/embeddings/assets by default).
     static_cache_dir: Path | None = Field(None, alias="MEMORY_STATIC_CACHE_DIR")
+
+    # Set by the Lambda runtime: jobs without a queue are then processed inline.
+    lambda_function: str | None = Field(None, alias="AWS_LAMBDA_FUNCTION_NAME")
+
+    @property
+    def in_lambda(self) -> bool:
+        return bool(self.lambda_function)
+
+
+def load_config() -> Config:
+    """The configuration from the environment, or ``ConfigError`` naming each variable
+    that is wrong and why (values themselves are not repeated: they may be secrets)."""
+    try:
+        return Config()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            name = ".".join(str(part) for part in error["loc"]) or "environment"
+            problems.append(f"{name}: {error['msg']}")
+        raise ConfigError("invalid configuration: " + "; ".join(problems)) from None

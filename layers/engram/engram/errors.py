@@ -6,6 +6,7 @@ callers never depend on a driver's exception types. The HTTP edge maps these
 classes to status codes in exactly one place; nobody matches on messages.
 
     EngramError
+    ├── ConfigError            the deployment's environment is wrong (start-up fails)
     ├── InvalidInputError      bad input from a caller (HTTP 4xx)
     │   └── ConflictError      the input collides with stored state (409)
     ├── NotFoundError          a named thing does not exist (404)
@@ -25,6 +26,7 @@ from typing import Any
 
 __all__ = [
     "AuthenticationError",
+    "ConfigError",
     "ConflictError",
     "EmbeddingError",
     "EngramError",
@@ -55,6 +57,10 @@ class EngramError(Exception):
         self.field = field
         # Per-item problems of a batch (an import), reported all at once.
         self.details = details
+
+
+class ConfigError(EngramError):
+    """The deployment's configuration (environment variables) is invalid."""
 
 
 class InvalidInputError(EngramError):

@@ -1,23 +1,292 @@
-"""Ports: what the engine needs from the outside, as Protocols.
+"""Ports: what the engine's use cases need from the outside, as Protocols.
 
-Adapters (libSQL vectors, Qdrant, embedders, queues) implement these; the
-engine depends on nothing else, so each tier can be swapped or faked at the
-edge without touching retrieval logic.
+The core (memories, retrieval, chat, vectors, settings, keys, maintenance)
+depends on these and on the models only; adapters in ``engram.adapters``
+implement them (libSQL, Qdrant, embedders, the reranker, the upstream, queues)
+and ``engram.wiring`` plugs one into the other. A test double at the edge
+implements the same Protocol.
+
+Conventions every adapter keeps: the owner is a condition inside its own query
+(tenant isolation is never a filter applied afterwards), and failures are raised
+as ``EngramError`` subclasses (``StorageError``, ``UnavailableError``...), never
+as a driver's own exceptions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from .models import EmbeddingJob, ExtractionJob
-from .storage.rows import OwnerFilter
+from .models import (
+    ApiKey,
+    ApiKeyCreated,
+    EmbeddingProvider,
+    Job,
+    Memory,
+    MemoryCreate,
+    MemoryQuery,
+    MemorySettings,
+    MemoryUpdate,
+    OwnerFilter,
+    QdrantHealth,
+    QdrantHit,
+    QdrantSettings,
+    UpsertOutcome,
+)
 
-__all__ = ["DenseScores", "JobQueue", "VectorTier"]
+__all__ = [
+    "ApiKeyStore",
+    "DenseScores",
+    "Embedder",
+    "EmbedderCatalog",
+    "EmbedderChoice",
+    "JobLedger",
+    "JobQueue",
+    "MaintenanceStore",
+    "MemoryStore",
+    "PendingVector",
+    "PointStore",
+    "PointStoreFactory",
+    "Reranker",
+    "RetrievalStats",
+    "SearchIndex",
+    "SettingsDocuments",
+    "StorageInfo",
+    "UnitOfWork",
+    "Upstream",
+    "UpstreamResponse",
+    "VectorMeta",
+    "VectorRows",
+    "VectorTier",
+    "Vectors",
+]
+
+Vectors = npt.NDArray[np.float32]
+
+
+# -- transactions ---------------------------------------------------------------------
+
+
+class UnitOfWork(Protocol):
+    """Groups writes of several stores into one all-or-nothing transaction.
+
+    Re-entrant: a transaction opened inside another joins it.
+    """
+
+    def transaction(self) -> AbstractContextManager[object]: ...
+
+
+class StorageInfo(Protocol):
+    def schema_version(self) -> int: ...
+
+    @property
+    def is_remote(self) -> bool: ...
+
+
+# -- memories ---------------------------------------------------------------------------
+
+
+class MemoryStore(Protocol):
+    """Memory rows: writes and management reads. ``owner=None`` spans every owner (the
+    management API's own choice, made explicitly)."""
+
+    def upsert(self, item: MemoryCreate, key: str, now_ms: int) -> UpsertOutcome: ...
+
+    def update(
+        self, memory_id: str, owner: str | None, changes: MemoryUpdate, now_ms: int
+    ) -> tuple[Memory, bool] | None: ...
+
+    def delete(self, memory_id: str, owner: str | None, now_ms: int) -> bool: ...
+
+    def get(self, memory_id: str, owner: str | None, now_ms: int | None) -> Memory | None: ...
+
+    def list_page(
+        self, query: MemoryQuery, now_ms: int
+    ) -> tuple[list[Memory], int, dict[str, int]]: ...
+
+    def export_batch(
+        self, owner: str | None, after: tuple[int, int] | None, now_ms: int, limit: int
+    ) -> list[tuple[Memory, tuple[int, int]]]: ...
+
+    def totals(self, owner: str | None, now_ms: int) -> tuple[int, int]: ...
+
+
+class JobLedger(Protocol):
+    """Queue jobs already processed (idempotency of redelivered messages)."""
+
+    def seen(self, job_id: str) -> bool: ...
+
+    def mark(self, job_id: str, kind: str, now_ms: int) -> None: ...
+
+
+class RetrievalStats(Protocol):
+    def record(self, owner: str, hit: bool, now_ms: int) -> None: ...
+
+    def counts(self, owner: str | None) -> tuple[int, int]:
+        """(retrievals, retrievals that found something)."""
+        ...
+
+
+class SearchIndex(Protocol):
+    """Reads for retrieval. Keyword methods take the user's text as is: turning it into
+    the index's query syntax (and keeping it from being syntax) is the adapter's job.
+    They return nothing for text without content words and raise ``StorageError``
+    when the index fails."""
+
+    def available(self) -> bool: ...
+
+    def get_many(
+        self, ids: list[str], who: OwnerFilter, now_ms: int, cutoff_ms: int
+    ) -> list[Memory]: ...
+
+    def keyword_search(
+        self, text: str, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Live memories matching ``text``, best first, with their BM25 (lower is better)."""
+        ...
+
+    def keyword_scores(self, text: str, who: OwnerFilter, limit: int) -> list[tuple[int, float]]:
+        """(row seq, BM25) of the best matches, unfiltered by expiry (fusion filters)."""
+        ...
+
+    def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]: ...
+
+
+class ApiKeyStore(Protocol):
+    def create(self, name: str, now_ms: int) -> ApiKeyCreated: ...
+
+    def all(self) -> list[ApiKey]: ...
+
+    def get(self, key_id: str) -> ApiKey | None: ...
+
+    def revoke(self, key_id: str, now_ms: int) -> ApiKey | None: ...
+
+    def authenticate(self, secret: str, now_ms: int) -> ApiKey | None: ...
+
+
+class SettingsDocuments(Protocol):
+    """One JSON document per namespace (``memory``, ``qdrant``)."""
+
+    def load(self, namespace: str) -> str | None: ...
+
+    def save(self, namespace: str, value: str, now_ms: int) -> None: ...
+
+
+class MaintenanceStore(Protocol):
+    def newest_first(self, owner: str, session_id: str | None) -> list[tuple[str, str]]:
+        """(id, content) of the owner's memories, newest first."""
+        ...
+
+    def older_than(self, cutoff_ms: int, owner: str | None) -> list[Memory]:
+        """Memories created before the cut-off, summaries aside, oldest first per owner."""
+        ...
+
+    def cleanup_counts(self, now_ms: int, retention_ms: int, old_ms: int) -> dict[str, int]: ...
+
+    def removable(self, now_ms: int, retention_ms: int) -> list[tuple[str, str]]:
+        """(id, owner) of memories expired or past retention (global ones never are)."""
+        ...
+
+    def purge_bookkeeping(self, old_ms: int) -> None: ...
+
+
+# -- vectors ----------------------------------------------------------------------------
+
+
+class Embedder(Protocol):
+    """Texts -> unit-length float32 vectors, one row per text.
+
+    ``source`` / ``model`` / ``dim`` form the embedding signature: vectors of two
+    signatures are never compared. Failures raise ``EmbeddingError`` (retry once
+    only when it is a ``TransientEmbeddingError``).
+    """
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@dataclass(frozen=True)
+class EmbedderChoice:
+    """The embedder the settings resolve to, or None and why not."""
+
+    embedder: Embedder | None
+    reason: str | None = None
+
+
+class EmbedderCatalog(Protocol):
+    """Which embedders exist here and which one settings select (SPEC section 6)."""
+
+    def resolve(self, settings: MemorySettings) -> EmbedderChoice: ...
+
+    def providers(self, settings: MemorySettings) -> list[EmbeddingProvider]: ...
+
+
+@dataclass(frozen=True)
+class PendingVector:
+    seq: int
+    owner: str
+    content: str
+
+
+@dataclass(frozen=True)
+class VectorMeta:
+    """The embedding the stored vectors belong to."""
+
+    dim: int | None = None
+    signature: str | None = None
+    last_reset_at: int | None = None
+
+
+class VectorRows(Protocol):
+    """Vectors stored beside their rows, and the bookkeeping of which still need one."""
+
+    def pending(self, owner: str | None, limit: int) -> list[PendingVector]: ...
+
+    def pending_count(self, owner: str | None = None) -> int: ...
+
+    def counts(self) -> tuple[int, int]:
+        """(memories, memories waiting for a vector)."""
+        ...
+
+    def store(self, items: list[tuple[PendingVector, Vectors]], int8: bool) -> list[int]:
+        """Store vectors of rows whose content is still what was embedded; the seqs written."""
+        ...
+
+    def memories(self, seqs: list[int]) -> list[tuple[int, Memory]]:
+        """(seq, memory) of the given rows (maintenance: any owner)."""
+        ...
+
+    def embedded_after(
+        self, seq: int, limit: int, dim: int
+    ) -> list[tuple[int, Memory, Vectors | None]]:
+        """Memories with a current vector after ``seq`` and that vector (None when it is not
+        of dimension ``dim``), in seq order: a backfill's cursor."""
+        ...
+
+    def embedded_count(self) -> int: ...
+
+    def owners(self) -> list[str]: ...
+
+    def meta(self) -> VectorMeta: ...
+
+    def reset(self, signature: str, dim: int, now_ms: int) -> int:
+        """A new embedding: every vector is stale. Returns how many rows need one."""
+        ...
+
+    def mark_all_pending(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -48,24 +317,81 @@ class DenseScores:
 
 
 class VectorTier(Protocol):
-    """A vector search the retriever can ask for the memories nearest a query.
-
-    Implementations must apply the owner filter inside their own query (tenant
-    isolation is never a post-filter) and raise ``EngramError`` subclasses on
-    failure; the retriever then degrades to the keyword tier.
-    """
+    """A store that scores the owners' memories against a query vector."""
 
     @property
     def store(self) -> str:
         """Which store answers: ``libsql`` or ``qdrant``."""
         ...
 
-    @property
-    def embedding_source(self) -> str:
-        """The embedder that produced the query vector (``static``, ``remote``...)."""
+    def dense(
+        self, query: Vectors, who: OwnerFilter, now_ms: int, cutoff_ms: int
+    ) -> DenseScores: ...
+
+
+class PointStore(Protocol):
+    """A vector database holding one point per memory (Qdrant)."""
+
+    def upsert(self, points: Sequence[tuple[str, Sequence[float], dict[str, Any]]]) -> None: ...
+
+    def delete(self, memory_ids: Sequence[str]) -> None: ...
+
+    def search(
+        self,
+        vector: Sequence[float],
+        owners: Sequence[str],
+        session_id: str | None,
+        top_k: int,
+        now_unix: float,
+        cutoff_unix: float,
+    ) -> list[QdrantHit]: ...
+
+    def count(self) -> int: ...
+
+    def cleanup(self, now_unix: float, cutoff_unix: float, dry_run: bool = False) -> int: ...
+
+    def health(self) -> QdrantHealth: ...
+
+    def close(self) -> None: ...
+
+
+# Builds the store for the current Qdrant settings (again whenever they change).
+PointStoreFactory = Callable[[QdrantSettings], PointStore]
+
+
+class Reranker(Protocol):
+    def order(self, query: str, documents: Sequence[str]) -> list[int]:
+        """Indexes of ``documents``, most relevant first; ``EngramError`` on failure."""
         ...
 
-    def dense(self, query: str, who: OwnerFilter, now_ms: int, cutoff_ms: int) -> DenseScores: ...
+
+# -- the edges of a chat ------------------------------------------------------------------
+
+
+class UpstreamResponse(Protocol):
+    """A response of the chat provider, not yet read (streamed, or read whole)."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def is_success(self) -> bool: ...
+
+    def aiter_raw(self) -> AsyncIterator[bytes]: ...
+
+    async def aread(self) -> bytes: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Upstream(Protocol):
+    """The OpenAI-compatible chat provider. ``UpstreamError`` when unreachable,
+    ``UpstreamTimeout`` when slow, ``UnavailableError`` when none is configured."""
+
+    async def send(self, method: str, path: str, json: Any = None) -> UpstreamResponse: ...
 
 
 class JobQueue(Protocol):
@@ -75,4 +401,4 @@ class JobQueue(Protocol):
     could not be queued (callers on the chat path log it and carry on).
     """
 
-    def send(self, job: ExtractionJob | EmbeddingJob) -> None: ...
+    def send(self, job: Job) -> None: ...

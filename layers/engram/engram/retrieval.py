@@ -18,40 +18,37 @@ from typing import TypeVar
 
 import numpy as np
 
-from .errors import EngramError, InvalidInputError, StorageError
+from .errors import EngramError, StorageError
 from .fusion import named_speakers, partial_weighted, rrf, strip_names, weighted
 from .models import (
-    GLOBAL_OWNER,
+    DAY_MS,
+    MAX_TOKENS_LIMIT,
     Memory,
+    MemorySettings,
+    OwnerFilter,
     Resolution,
     RetrievalRequest,
     RetrievalResult,
     RetrievedMemory,
-    Scope,
     Strategy,
+    owner_filter,
 )
 from .models.retrieval import Tier
-from .ports import DenseScores, VectorTier
-from .rerank import RERANK_TOP, RemoteReranker
-from .settings import MAX_TOKENS_LIMIT, MemorySettings, SettingsStore
-from .storage.fts import build_match, query_terms
-from .storage.memories import MemoryRepository
-from .storage.rows import OwnerFilter
-from .storage.search import SearchRepository
+from .ports import DenseScores, Reranker, RetrievalStats, SearchIndex
+from .settings import SettingsStore
 from .tokens import estimate_tokens
+from .vectors import VectorService
 
-__all__ = ["Retriever", "TierProvider", "owner_filter"]
+__all__ = ["RERANK_TOP", "Retriever"]
 
 log = logging.getLogger(__name__)
-DAY_MS = 86_400_000
 # Weighted fusion scores this many keyword matches (ids and BM25 only), so a memory
 # ranked 21st by keywords but close in meaning still gets its keyword evidence.
 FUSION_KEYWORD_POOL = 200
 # Fused candidates loaded beyond the limit, for the budget walk to skip oversized ones.
 FUSION_SPARE = 10
-# The vector tiers to try, in order (Qdrant then libSQL, or libSQL alone), or none and why.
-TierProvider = Callable[[], tuple[list[VectorTier], str | None]]
-RerankerProvider = Callable[[], RemoteReranker | None]
+# How many of the best candidates a reranker reorders (the rest keep their place).
+RERANK_TOP = 30
 T = TypeVar("T")
 
 
@@ -73,44 +70,40 @@ class _Outcome:
     reasons: list[str] = field(default_factory=list)
 
 
-def owner_filter(api_key_id: str, scope: Scope, session_id: str | None) -> OwnerFilter:
-    if scope is Scope.SESSION:
-        if session_id is None:
-            raise InvalidInputError("sessionId is required for scope 'session'", field="sessionId")
-        return OwnerFilter((api_key_id,), session_id)
-    if scope is Scope.GLOBAL and api_key_id != GLOBAL_OWNER:
-        return OwnerFilter((api_key_id, GLOBAL_OWNER))
-    return OwnerFilter((api_key_id,))
-
-
-def _no_tier() -> tuple[list[VectorTier], str | None]:
-    return [], "no vector tier"
-
-
 class Retriever:
     def __init__(
         self,
-        search: SearchRepository,
-        memories: MemoryRepository,
+        search: SearchIndex,
+        stats: RetrievalStats,
         settings: SettingsStore,
+        vectors: VectorService,
         now_ms: Callable[[], int],
         *,
         rrf_k: int = 60,
         vec_top_k: int = 20,
-        vector_tier: TierProvider = _no_tier,
-        reranker: RerankerProvider = lambda: None,
+        reranker: Callable[[], Reranker | None] = lambda: None,
     ) -> None:
         self.search = search
-        self.memories = memories
+        self.stats = stats
         self.settings = settings
+        self.vectors = vectors
         self.now_ms = now_ms
         self.rrf_k = rrf_k
         self.vec_top_k = vec_top_k
-        self.vector_tier = vector_tier
         self.reranker = reranker
 
-    def retrieve(
-        self, api_key_id: str, request: RetrievalRequest, *, record: bool = True
+    def retrieve(self, api_key_id: str, request: RetrievalRequest) -> RetrievalResult:
+        """What the chat path injects: counted in the hit rate, and free to fill in
+        missing vectors on the way."""
+        return self._retrieve(api_key_id, request, read_only=False)
+
+    def preview(self, api_key_id: str, request: RetrievalRequest) -> RetrievalResult:
+        """The same ranking, read-only: nothing counted, nothing written. Memories still
+        waiting for their vector are ranked on keywords alone."""
+        return self._retrieve(api_key_id, request, read_only=True)
+
+    def _retrieve(
+        self, api_key_id: str, request: RetrievalRequest, *, read_only: bool
     ) -> RetrievalResult:
         settings = self.settings.get()
         strategy = request.strategy or settings.strategy
@@ -129,12 +122,12 @@ class Retriever:
         budget = min(budget, MAX_TOKENS_LIMIT)
         now = self.now_ms()
         cutoff = now - settings.retention_days * DAY_MS
-        outcome = self._rank(strategy, request, who, now, cutoff, settings)
+        outcome = self._rank(strategy, request, who, now, cutoff, settings, read_only)
         if strategy is not Strategy.EXACT and request.query.strip():
             self._rerank(request.query, outcome)
         results, used = _fit_budget(outcome.ranked, budget, request.limit)
-        if record:
-            self.memories.record_retrieval(api_key_id, bool(results), now)
+        if not read_only:
+            self.stats.record(api_key_id, bool(results), now)
         resolution = Resolution(
             strategy=strategy,
             keyword_tier="unavailable" if outcome.keyword_tier != "fts5" else "fts5",
@@ -155,13 +148,18 @@ class Retriever:
         now: int,
         cutoff: int,
         settings: MemorySettings,
+        read_only: bool,
     ) -> _Outcome:
         outcome = _Outcome()
         limit = request.limit
         if strategy is Strategy.EXACT or not request.query.strip():
             outcome.ranked = self._recent(who, now, cutoff, limit)
             return outcome
-        dense = self._dense(request.query, who, now, cutoff, outcome)
+        answer = self.vectors.dense(request.query, who, now, cutoff, read_only=read_only)
+        outcome.embedding_source = answer.embedding_source
+        outcome.vector_store = answer.vector_store
+        outcome.reasons += answer.reasons
+        dense = answer.scores
         names = named_speakers(request.query, dense.speaker_masks) if dense else set()
         pool = max(limit, self.vec_top_k)
         stripped = strip_names(request.query, names)
@@ -225,20 +223,12 @@ class Retriever:
         return [_Candidate(m, "recent") for m in self.search.recent(who, now, cutoff, limit)]
 
     def _keyword_hits(
-        self,
-        query: str,
-        outcome: _Outcome,
-        search: Callable[[str], list[tuple[T, float]]],
+        self, outcome: _Outcome, search: Callable[[], list[tuple[T, float]]]
     ) -> list[tuple[T, float]]:
-        """Run one keyword query (rows or ids) for ``query``; [] and a flagged fallback when
-        the FTS index is missing or fails, so retrieval goes on without it."""
-        terms = query_terms(query)
-        if not terms:
-            return []
+        """Run one keyword query; [] and a flagged fallback when the index is missing or
+        fails, so retrieval goes on without it."""
         try:
-            match = build_match(self.search.selective_terms(terms))
-            assert match is not None  # selective_terms never empties a non-empty list
-            return search(match)
+            return search()
         except StorageError:
             log.warning("keyword index failed; retrieval goes on without it", exc_info=True)
             outcome.keyword_tier = "unavailable"
@@ -249,7 +239,7 @@ class Retriever:
         self, query: str, who: OwnerFilter, now: int, cutoff: int, pool: int, outcome: _Outcome
     ) -> list[_Candidate]:
         hits = self._keyword_hits(
-            query, outcome, lambda m: self.search.keyword_search(m, who, now, cutoff, pool)
+            outcome, lambda: self.search.keyword_search(query, who, now, cutoff, pool)
         )
         if not hits:
             return []
@@ -260,30 +250,9 @@ class Retriever:
         self, query: str, who: OwnerFilter, outcome: _Outcome
     ) -> list[tuple[int, float]]:
         hits = self._keyword_hits(
-            query, outcome, lambda m: self.search.keyword_scores(m, who, FUSION_KEYWORD_POOL)
+            outcome, lambda: self.search.keyword_scores(query, who, FUSION_KEYWORD_POOL)
         )
         return [(seq, -rank) for seq, rank in hits]
-
-    def _dense(
-        self, query: str, who: OwnerFilter, now: int, cutoff: int, outcome: _Outcome
-    ) -> DenseScores | None:
-        """Scores from the first vector tier that answers (Qdrant -> libSQL), or None."""
-        tiers, reason = self.vector_tier()
-        if not tiers:
-            outcome.reasons.append(f"keyword only: {reason}")
-            return None
-        for tier in tiers:
-            try:
-                dense = tier.dense(query, who, now, cutoff)
-            except EngramError as exc:
-                log.warning("vector tier %s failed: %s", tier.store, exc.message)
-                outcome.reasons.append(f"vector tier {tier.store} failed ({exc.message})")
-                continue
-            outcome.embedding_source = tier.embedding_source
-            outcome.vector_store = tier.store
-            return dense
-        outcome.reasons.append("keyword only")
-        return None
 
     def _nearest(
         self, dense: DenseScores, who: OwnerFilter, now: int, cutoff: int, k: int

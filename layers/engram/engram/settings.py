@@ -1,9 +1,7 @@
-"""Per-deployment memory settings, stored in the database and cached in process.
+"""Per-deployment memory settings, stored as a document and cached in process.
 
-Values are normalised rather than rejected when they are merely out of range
-(SPEC section 10): budgets and retention are clamped, the UI's ``recent``
-strategy maps to ``exact`` and an unknown strategy to ``hybrid``. Wrong types
-and unknown fields are rejected (``MemorySettingsUpdate`` forbids extras).
+Writes through this process refresh the cache at once; another process (another
+Lambda instance) sees them within ``ttl_s``.
 """
 
 from __future__ import annotations
@@ -13,113 +11,34 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic import ValidationError
 
 from .errors import InvalidInputError
-from .models.common import ApiModel, Strategy
-from .storage.database import Database
-from .storage.settings_table import load_settings, save_settings
+from .models import MemorySettings, MemorySettingsUpdate
+from .ports import SettingsDocuments, UnitOfWork
 
-__all__ = ["MemorySettings", "MemorySettingsUpdate", "SettingsStore"]
+__all__ = ["SettingsStore"]
 
-MAX_TOKENS_LIMIT = 16_000
 log = logging.getLogger(__name__)
 
 
-def _clamp(low: int, high: int) -> Callable[[Any], Any]:
-    def clamp(value: Any) -> Any:
-        if isinstance(value, bool):
-            return value  # the strict int validator rejects it
-        if isinstance(value, int | float) and value == value:  # not NaN
-            return max(low, min(high, int(value)))
-        return value
-
-    return clamp
-
-
-def _strategy(value: Any) -> Any:
-    if isinstance(value, str):
-        value = value.strip().lower()
-        if value == "recent":
-            return Strategy.EXACT
-        return value if value in {s.value for s in Strategy} else Strategy.HYBRID
-    return value
-
-
-def _vector_store(value: Any) -> Any:
-    # The reference calls its embedded store "sqlite-vec"; ours is libSQL's native vectors.
-    return "libsql" if value == "sqlite-vec" else value
-
-
-def _backend(value: Any) -> Any:
-    return "libsql" if value == "sqlite" else value
-
-
-OptionalText = Annotated[str, Field(max_length=2048)] | None
-
-
-class MemorySettings(ApiModel):
-    model_config = ConfigDict(extra="ignore")
-
-    enabled: bool = False
-    max_tokens: Annotated[int, Strict(), BeforeValidator(_clamp(0, MAX_TOKENS_LIMIT))] = 2000
-    retention_days: Annotated[int, Strict(), BeforeValidator(_clamp(1, 365))] = 30
-    strategy: Annotated[Strategy, BeforeValidator(_strategy)] = Strategy.HYBRID
-    # How hybrid combines keyword and vector evidence (engram/fusion.py).
-    fusion: Literal["weighted", "rrf"] = "weighted"
-    auto_summarize: bool = False
-    embedding_source: Literal["auto", "remote", "static", "transformers"] = "auto"
-    embedding_provider_model: OptionalText = None
-    custom_base_url: OptionalText = None
-    custom_model_id: OptionalText = None
-    transformers_enabled: bool = False
-    # On by default, unlike the reference: the static model is local, free and fast,
-    # so hybrid retrieval works out of the box.
-    static_enabled: bool = True
-    rerank_enabled: bool = False
-    rerank_provider_model: OptionalText = None
-    vector_store: Annotated[Literal["auto", "libsql", "qdrant"], BeforeValidator(_vector_store)] = (
-        "auto"
-    )
-    primary_backend: Annotated[str, BeforeValidator(_backend), Field(max_length=64)] = "libsql"
-    fallback_backends: Annotated[list[str], Field(max_length=8)] = Field(default_factory=list)
-    backend_configs: dict[str, dict[str, Any]] = Field(default_factory=dict)
-
-
-class MemorySettingsUpdate(MemorySettings):
-    """A partial update: only the fields sent change; unknown fields are an error."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    @field_validator("custom_base_url")
-    @classmethod
-    def _safe_url(cls, value: str | None) -> str | None:
-        # Checked on the way in (http(s), no credentials, no query, no metadata host),
-        # and again, with DNS, before the remote embedder calls it.
-        if value is None or not value.strip():
-            return None
-        from .embeddings.urlpolicy import check_endpoint_url
-
-        try:
-            return check_endpoint_url(value)
-        except InvalidInputError as exc:
-            raise ValueError(exc.message) from exc
-
-
 class SettingsStore:
-    """Read-through cache over the ``settings`` table (namespace ``memory``)."""
+    """Read-through cache over the ``memory`` settings document."""
 
     NAMESPACE = "memory"
 
     def __init__(
         self,
-        db: Database,
+        documents: SettingsDocuments,
+        uow: UnitOfWork,
+        now_ms: Callable[[], int],
         ttl_s: float = 5.0,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.db = db
+        self.documents = documents
+        self.uow = uow
+        self.now_ms = now_ms
         self.ttl_s = ttl_s
         self._monotonic = monotonic
         self._lock = threading.Lock()
@@ -134,8 +53,8 @@ class SettingsStore:
                 self._loaded_at = now
             return self._cached
 
-    def update(self, changes: MemorySettingsUpdate, now_ms: int) -> MemorySettings:
-        with self._lock, self.db.transaction():
+    def update(self, changes: MemorySettingsUpdate) -> MemorySettings:
+        with self._lock, self.uow.transaction():
             current = self._load()
             merged = {
                 **current.model_dump(by_alias=False),
@@ -145,7 +64,9 @@ class SettingsStore:
                 updated = MemorySettings.model_validate(merged)
             except ValidationError as exc:
                 raise InvalidInputError(str(exc)) from exc
-            save_settings(self.db, self.NAMESPACE, updated.model_dump_json(by_alias=False), now_ms)
+            self.documents.save(
+                self.NAMESPACE, updated.model_dump_json(by_alias=False), self.now_ms()
+            )
             self._cached = updated
             self._loaded_at = self._monotonic()
             return updated
@@ -155,7 +76,7 @@ class SettingsStore:
             self._cached = None
 
     def _load(self) -> MemorySettings:
-        raw = load_settings(self.db, self.NAMESPACE)
+        raw = self.documents.load(self.NAMESPACE)
         if raw is None:
             return MemorySettings()
         try:

@@ -14,17 +14,26 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .memory_service import MemoryService
-from .models import MemoryCreate, MemoryType, MemoryUpdate
-from .models.common import MAX_CONTENT_BYTES
-from .models.maintenance import CleanupResult, SummarizeRequest, SummarizeResult
+from .memories import MemoryService
+from .models import (
+    DAY_MS,
+    MAX_CONTENT_BYTES,
+    CleanupResult,
+    MemoryCreate,
+    MemoryType,
+    MemoryUpdate,
+    SummarizeRequest,
+    SummarizeResult,
+)
+from .ports import MaintenanceStore, UnitOfWork
 from .settings import SettingsStore
-from .storage.maintenance import MaintenanceRepository
 from .tokens import estimate_tokens
 
-__all__ = ["Maintenance", "first_sentences"]
+__all__ = ["Maintenance", "PointCleanup", "first_sentences"]
 
-DAY_MS = 86_400_000
+# (now_ms, retention cut-off ms, dry_run) -> points removed in a secondary vector store,
+# or None when there is none (or it failed, which it logs).
+PointCleanup = Callable[[int, int, bool], int | None]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # Bookkeeping older than this is no longer needed: SQS keeps messages 14 days at most.
 _BOOKKEEPING_MS = 15 * DAY_MS
@@ -37,7 +46,6 @@ def first_sentences(text: str, n: int = 3) -> str:
 
 @dataclass
 class _Row:
-    seq: int
     id: str
     owner: str
     type: str
@@ -47,17 +55,20 @@ class _Row:
 class Maintenance:
     def __init__(
         self,
-        repo: MaintenanceRepository,
+        store: MaintenanceStore,
         memories: MemoryService,
         settings: SettingsStore,
+        uow: UnitOfWork,
         now_ms: Callable[[], int],
+        *,
+        point_cleanup: PointCleanup | None = None,
     ) -> None:
-        self.repo = repo
+        self.store = store
         self.memories = memories
         self.settings = settings
+        self.uow = uow
         self.now_ms = now_ms
-        # (now_ms, retention cut-off ms, dry_run) -> points removed, or None when off.
-        self.secondary_cleanup: Callable[[int, int, bool], int | None] = lambda *_: None
+        self.point_cleanup = point_cleanup
 
     # -- summarize ------------------------------------------------------------------
 
@@ -65,24 +76,23 @@ class Maintenance:
         self, api_key_id: str, session_id: str | None = None, max_tokens: int = 4000
     ) -> int:
         """Shorten what does not fit ``max_tokens`` (newest kept whole); tokens saved."""
-        rows = self.repo.newest_first(api_key_id, session_id)
         used = saved = 0
-        for row in rows:
-            tokens = estimate_tokens(row["content"])
+        for memory_id, content in self.store.newest_first(api_key_id, session_id):
+            tokens = estimate_tokens(content)
             if used + tokens <= max_tokens:
                 used += tokens
                 continue
-            short = first_sentences(row["content"])
-            if short != row["content"]:
-                self.memories.update(row["id"], MemoryUpdate(content=short), api_key_id)
+            short = first_sentences(content)
+            if short != content:
+                self.memories.update(memory_id, MemoryUpdate(content=short), api_key_id)
                 saved += tokens - estimate_tokens(short)
         return saved
 
     def summarize_older_than(self, request: SummarizeRequest) -> SummarizeResult:
         cutoff = self.now_ms() - request.older_than_days * DAY_MS
         rows = [
-            _Row(r["seq"], r["id"], r["api_key_id"], r["type"], r["content"])
-            for r in self.repo.older_than(cutoff, request.api_key_id)
+            _Row(m.id, m.api_key_id, m.type.value, m.content)
+            for m in self.store.older_than(cutoff, request.api_key_id)
         ]
         by_owner: dict[str, list[_Row]] = {}
         for row in rows:
@@ -104,7 +114,7 @@ class Maintenance:
                 for owner, texts in summaries.items()
                 for i, text in enumerate(texts)
             ]
-            with self.repo.db.transaction():
+            with self.uow.transaction():
                 self.memories.upsert_many(items)
                 for row in rows:
                     self.memories.delete(row.id, row.owner)
@@ -138,14 +148,14 @@ class Maintenance:
         now = self.now_ms()
         retention = now - self.settings.get().retention_days * DAY_MS
         old = now - _BOOKKEEPING_MS
-        counts = self.repo.cleanup_counts(now, retention, old)
-        qdrant_points = self.secondary_cleanup(now, retention, dry_run)
+        counts = self.store.cleanup_counts(now, retention, old)
+        points = None if self.point_cleanup is None else self.point_cleanup(now, retention, dry_run)
         if not dry_run:
-            for row in self.repo.removable(now, retention):
+            for memory_id, owner in self.store.removable(now, retention):
                 # One by one: each deletion leaves the tombstone the vector indexes need.
-                self.memories.delete(row["id"], row["api_key_id"])
-            self.repo.purge_bookkeeping(old)
-        return CleanupResult(**counts, qdrant_points=qdrant_points, dry_run=dry_run)
+                self.memories.delete(memory_id, owner)
+            self.store.purge_bookkeeping(old)
+        return CleanupResult(**counts, qdrant_points=points, dry_run=dry_run)
 
 
 def _summaries(rows: list[_Row]) -> list[str]:

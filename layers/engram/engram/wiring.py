@@ -1,29 +1,250 @@
-"""Building engines from configuration.
+"""The composition root: the one place that builds adapters and plugs them into the
+engine's use cases.
 
 ``open_engine`` makes a new engine (tests, CLI); ``build_engine`` caches one per
 database URL for the life of the process, which is what a Lambda container or
 the local server wants: the connection and the migrations check happen once.
+
+Queues follow one rule: a queue URL means SQS; without one, the local stack
+processes jobs in a worker thread, and a Lambda function processes them inline
+(a thread would freeze with the instance between invocations).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
 
+from .adapters.embeddings.catalog import LocalCatalog
+from .adapters.libsql import (
+    ApiKeyRepository,
+    Database,
+    IndexCache,
+    JobLedgerRepository,
+    LibsqlStorageInfo,
+    LibsqlVectorTier,
+    MaintenanceRepository,
+    MemoryRepository,
+    RetrievalStatsRepository,
+    SearchRepository,
+    SettingsDocumentsRepository,
+    VectorRowsRepository,
+    apply_migrations,
+)
+from .adapters.libsql.migrate import applied_versions
+from .adapters.queues import InlineQueue, InProcessQueue, SqsQueue
+from .adapters.rerank import RerankerFactory
+from .adapters.upstream import HttpUpstream, MissingUpstream
+from .apikeys import ApiKeyService
+from .chat import ChatService
 from .config import Config
-from .engine import Engine
-from .storage import Database, apply_migrations
+from .embedding import ActiveEmbedder
+from .engine import Clock, Engine, Queues, utc_now
+from .jobs import JobService
+from .memories import MemoryService
+from .models import Job, QdrantSettings
+from .models.common import to_millis
+from .ports import EmbedderCatalog, JobQueue, PointStore, Upstream, VectorTier
+from .qdrant import QdrantService, QdrantSettingsStore
+from .retrieval import Retriever
+from .settings import SettingsStore
+from .status import StatusService
+from .summarization import Maintenance
+from .vectors import VectorService
 
-__all__ = ["build_engine", "open_engine", "reset_engines"]
+__all__ = ["JobMode", "build_engine", "migrate", "open_database", "open_engine", "reset_engines"]
+
+# How jobs without a queue URL are processed: "auto" (a worker thread locally, inline in
+# Lambda), "manual" (held until someone drains the in-process queue: tests, benchmarks)
+# or "inline".
+JobMode = Literal["auto", "manual", "inline"]
 
 _engines: dict[str, Engine] = {}
 _lock = threading.Lock()
 
 
-def open_engine(config: Config) -> Engine:
+def open_database(config: Config) -> Database:
+    """A connection to the configured database, schema brought up to date."""
     token = config.db_auth_token.get_secret_value() if config.db_auth_token else None
     db = Database(config.db_url, auth_token=token, cache_mb=config.db_cache_mb)
     apply_migrations(db)
-    return Engine(db, config)
+    return db
+
+
+def migrate(config: Config) -> list[int]:
+    """Apply migrations; the versions now recorded."""
+    db = open_database(config)
+    try:
+        return applied_versions(db)
+    finally:
+        db.close()
+
+
+@dataclass
+class _Late:
+    """The engine's job handler, for queues built before the engine they feed."""
+
+    engine: Engine | None = None
+
+    def __call__(self, job: Job) -> object:
+        assert self.engine is not None, "a job arrived before the engine was built"
+        return self.engine.jobs.handle(job)
+
+
+def _queue(config: Config, url: str | None, mode: JobMode, late: _Late) -> JobQueue:
+    if url:
+        return SqsQueue(url, endpoint_url=config.aws_endpoint_url)
+    if mode == "inline" or (mode == "auto" and config.in_lambda):
+        return InlineQueue(late)
+    return InProcessQueue(late, autostart=mode == "auto", maxsize=0 if mode == "manual" else 10_000)
+
+
+def _upstream(config: Config) -> Upstream:
+    if not config.upstream_base_url:
+        return MissingUpstream()
+    key = config.upstream_api_key.get_secret_value() if config.upstream_api_key else None
+    return HttpUpstream(
+        config.upstream_base_url,
+        key,
+        timeout_s=config.upstream_timeout_s,
+        connect_timeout_s=config.upstream_connect_timeout_s,
+    )
+
+
+def _point_store(config: Config) -> Callable[[QdrantSettings], PointStore]:
+    def build(settings: QdrantSettings) -> PointStore:
+        from .adapters.qdrant import QdrantStore  # qdrant-client costs ~1 s to import
+
+        return QdrantStore(settings, config.data_dir)
+
+    return build
+
+
+def open_engine(
+    config: Config,
+    *,
+    clock: Clock = utc_now,
+    database: Database | None = None,
+    jobs: JobMode = "auto",
+    upstream: Upstream | None = None,
+    catalog: EmbedderCatalog | None = None,
+    vector_tier: Callable[[int], VectorTier] | None = None,
+) -> Engine:
+    """A new engine for ``config``. Tests may hand in a database, a clock, a job mode, and
+    their own parts at the edges: an upstream, an embedder catalog, a vector tier (a
+    factory of the tier for a dimension)."""
+    db = database if database is not None else open_database(config)
+
+    def now_ms() -> int:
+        return to_millis(clock())
+
+    late = _Late()
+    queues = Queues(
+        extraction=_queue(config, config.extraction_queue_url, jobs, late),
+        embedding=_queue(config, config.embedding_queue_url, jobs, late),
+    )
+    documents = SettingsDocumentsRepository(db)
+    settings = SettingsStore(documents, db, now_ms, ttl_s=config.settings_cache_ttl_s)
+    rows = VectorRowsRepository(db)
+    catalog = catalog or LocalCatalog(
+        **({"assets_root": config.static_cache_dir} if config.static_cache_dir else {}),
+        static_model=config.static_model,
+        transformers_model=config.transformers_model,
+        remote_url=config.upstream_base_url,
+        remote_key=config.embedding_api_key or config.upstream_api_key,
+        cache_max=config.embedding_cache_max,
+        cache_ttl_s=config.embedding_cache_ttl_ms / 1000,
+    )
+    embeddings = ActiveEmbedder(settings, catalog)
+    qdrant = QdrantService(
+        QdrantSettingsStore(documents, db, now_ms),
+        settings,
+        _point_store(config),
+        embeddings,
+        rows,
+        db,
+        now_ms,
+        default_url=config.qdrant_url,
+        top_k=config.vec_top_k,
+    )
+    cache = IndexCache(config.vector_cache_mb * 1024 * 1024)
+    vectors = VectorService(
+        embeddings,
+        rows,
+        vector_tier or (lambda dim: LibsqlVectorTier(cache, rows, dim)),
+        qdrant,
+        now_ms,
+        int8=config.vec_quantization == "int8",
+        background_s=config.reindex_background_s,
+    )
+    search = SearchRepository(db)
+    stats = RetrievalStatsRepository(db)
+    memories = MemoryService(
+        MemoryRepository(db),
+        JobLedgerRepository(db),
+        stats,
+        db,
+        now_ms,
+        embedding_queue=queues.embedding,
+        on_delete=(qdrant.forget,),
+    )
+    retriever = Retriever(
+        search,
+        stats,
+        settings,
+        vectors,
+        now_ms,
+        rrf_k=config.rrf_k,
+        vec_top_k=config.vec_top_k,
+        reranker=RerankerFactory(
+            settings.get,
+            config.upstream_base_url,
+            config.embedding_api_key or config.upstream_api_key,
+        ),
+    )
+    engine = Engine(
+        config=config,
+        clock=clock,
+        memories=memories,
+        retrieval=retriever,
+        chat=ChatService(
+            retriever,
+            settings,
+            upstream if upstream is not None else _upstream(config),
+            queues.extraction,
+            provider=config.upstream_provider,
+        ),
+        vectors=vectors,
+        qdrant=qdrant,
+        settings=settings,
+        keys=ApiKeyService(ApiKeyRepository(db), now_ms),
+        maintenance=Maintenance(
+            MaintenanceRepository(db),
+            memories,
+            settings,
+            db,
+            now_ms,
+            point_cleanup=qdrant.cleanup_points,
+        ),
+        status=StatusService(settings, embeddings, rows, search, qdrant, LibsqlStorageInfo(db)),
+        jobs=JobService(memories, vectors),
+        queues=queues,
+        # Workers first (nothing may still be writing), and a database handed in belongs
+        # to the caller, who closes it.
+        closers=(
+            *(
+                q.close
+                for q in (queues.extraction, queues.embedding)
+                if isinstance(q, InProcessQueue)
+            ),
+            qdrant.close,
+            *((db.close,) if database is None else ()),
+        ),
+    )
+    late.engine = engine
+    return engine
 
 
 def build_engine(config: Config | None = None) -> Engine:

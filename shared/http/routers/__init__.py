@@ -1,9 +1,14 @@
 """One router per resource. ``ORDER`` is the order they are mounted in: routes with
 fixed paths under ``/api/memory`` must come before ``/api/memory/{id}``."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from . import bulk, chat, keys, memory, preview, qdrant, settings, status, vectors
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
 
 __all__ = ["ORDER", "ROUTERS"]
 

@@ -1,4 +1,4 @@
-"""The retrieval preview: what the chat path would retrieve, without injecting anything."""
+"""The retrieval preview: what the chat path would retrieve, read-only."""
 
 from __future__ import annotations
 
@@ -14,8 +14,14 @@ router = APIRouter(prefix="/api/memory", tags=["retrieval"], dependencies=[Admin
 
 @router.post("/retrieve-preview", response_model=RetrievalResult)
 def retrieve_preview(body: PreviewRequest, engine: EngineDep) -> RetrievalResult:
-    """A dry run: nothing is injected or changed, except the hit-rate counters."""
+    """A dry run of the chat path's retrieval for one API key: the same ranking, tiers and
+    budget, with each result's scores and how it was found (``resolution``).
+
+    Read-only: nothing is injected, stored or counted (the hit rate does not move), and no
+    vector is computed for the memories still waiting for one; those are ranked on
+    keywords alone until the embedding worker or a reindex has stored their vectors.
+    """
     request = RetrievalRequest.model_validate(
         body.model_dump(by_alias=False, exclude={"api_key_id"}, exclude_unset=True)
     )
-    return engine.retrieve(body.api_key_id, request)
+    return engine.retrieval.preview(body.api_key_id, request)

@@ -19,4 +19,4 @@ def get_memory_settings(engine: EngineDep) -> MemorySettings:
 @router.put("/memory", response_model=MemorySettings)
 def put_memory_settings(body: MemorySettingsUpdate, engine: EngineDep) -> MemorySettings:
     """Only the fields sent change; out-of-range numbers are clamped, unknown fields refused."""
-    return engine.update_settings(body)
+    return engine.settings.update(body)

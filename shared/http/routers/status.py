@@ -13,9 +13,9 @@ router = APIRouter(prefix="/api/memory", tags=["engine"], dependencies=[AdminAut
 
 @router.get("/engine-status", response_model=EngineStatus)
 def engine_status(engine: EngineDep) -> EngineStatus:
-    return engine.status()
+    return engine.status.report()
 
 
 @router.get("/embedding-providers", response_model=list[EmbeddingProvider])
 def embedding_providers(engine: EngineDep) -> list[EmbeddingProvider]:
-    return engine.embedding_providers()
+    return engine.status.embedding_providers()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, BackgroundTasks, Request
+from fastapi import APIRouter, BackgroundTasks
 
 from engram.models import ReindexRequest, ReindexResult, SummarizeRequest, SummarizeResult
 
@@ -12,15 +12,12 @@ router = APIRouter(prefix="/api/memory", tags=["engine"], dependencies=[AdminAut
 
 
 @router.post("/reindex", response_model=ReindexResult)
-def reindex(
-    body: ReindexRequest, engine: EngineDep, request: Request, background: BackgroundTasks
-) -> ReindexResult:
+def reindex(body: ReindexRequest, engine: EngineDep, background: BackgroundTasks) -> ReindexResult:
     """Embed memories waiting for a vector (``force``: all of them), a batch now and the
     rest in the background; ``pending`` counts what is left when this answers."""
-    result = engine.reindex(force=body.force, max_seconds=2.0, target=body.target)
-    more = request.app.state.config.reindex_background_s
-    if result.started and result.pending and more > 0:
-        background.add_task(engine.reindex, False, more, body.target)
+    result, more_s = engine.vectors.start_reindex(body)
+    if more_s > 0:
+        background.add_task(engine.vectors.reindex, False, more_s, body.target)
     return result
 
 

@@ -1,6 +1,8 @@
 """The engine's typed models (pydantic), split by direction."""
 
+from .chat import ChatCompletionRequest, ChatMessage, ChatOptions
 from .common import (
+    DAY_MS,
     GLOBAL_OWNER,
     MAX_CONTENT_BYTES,
     MAX_METADATA_BYTES,
@@ -9,7 +11,7 @@ from .common import (
     Scope,
     Strategy,
 )
-from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome
+from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome, Job
 from .keys import ApiKey, ApiKeyCreate, ApiKeyCreated
 from .maintenance import CleanupResult, SummarizeRequest, SummarizeResult
 from .memory import (
@@ -20,8 +22,19 @@ from .memory import (
     MemoryQuery,
     MemoryStats,
     MemoryUpdate,
+    UpsertOutcome,
+)
+from .owner import OwnerFilter, owner_filter
+from .qdrant import (
+    MAX_TOP_K,
+    QdrantHealth,
+    QdrantHit,
+    QdrantSettings,
+    QdrantSettingsPublic,
+    QdrantSettingsUpdate,
 )
 from .retrieval import Resolution, RetrievalRequest, RetrievalResult, RetrievedMemory
+from .settings import MAX_TOKENS_LIMIT, MemorySettings, MemorySettingsUpdate
 from .status import (
     EmbeddingProvider,
     EngineStatus,
@@ -33,13 +46,19 @@ from .status import (
 from .vectors import ReindexRequest, ReindexResult
 
 __all__ = [
+    "DAY_MS",
     "GLOBAL_OWNER",
     "MAX_CONTENT_BYTES",
     "MAX_METADATA_BYTES",
+    "MAX_TOKENS_LIMIT",
+    "MAX_TOP_K",
     "ApiKey",
     "ApiKeyCreate",
     "ApiKeyCreated",
     "ApiModel",
+    "ChatCompletionRequest",
+    "ChatMessage",
+    "ChatOptions",
     "CleanupResult",
     "EmbeddingJob",
     "EmbeddingProvider",
@@ -47,15 +66,24 @@ __all__ = [
     "ExtractionJob",
     "ExtractionOutcome",
     "HealthReport",
+    "Job",
     "KeywordTierStatus",
     "Memory",
     "MemoryCreate",
     "MemoryImport",
     "MemoryPage",
     "MemoryQuery",
+    "MemorySettings",
+    "MemorySettingsUpdate",
     "MemoryStats",
     "MemoryType",
     "MemoryUpdate",
+    "OwnerFilter",
+    "QdrantHealth",
+    "QdrantHit",
+    "QdrantSettings",
+    "QdrantSettingsPublic",
+    "QdrantSettingsUpdate",
     "QdrantStatus",
     "ReindexRequest",
     "ReindexResult",
@@ -67,5 +95,7 @@ __all__ = [
     "Strategy",
     "SummarizeRequest",
     "SummarizeResult",
+    "UpsertOutcome",
     "VectorStoreStatus",
+    "owner_filter",
 ]

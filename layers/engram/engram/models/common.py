@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializ
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "DAY_MS",
     "GLOBAL_OWNER",
     "MAX_CONTENT_BYTES",
     "MAX_METADATA_BYTES",
@@ -31,6 +32,7 @@ __all__ = [
 # The owner id of global memories: visible to every key, owned by none. "*" cannot be
 # an API key id, so no key can ever own (or overwrite) a global memory by accident.
 GLOBAL_OWNER = "*"
+DAY_MS = 86_400_000  # times are epoch milliseconds everywhere
 MAX_CONTENT_BYTES = 8 * 1024
 MAX_METADATA_BYTES = 16 * 1024
 

@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field
 
 from .common import ApiKeyId, ApiModel, SessionId
 
-__all__ = ["EmbeddingJob", "ExtractionJob", "ExtractionOutcome"]
+__all__ = ["EmbeddingJob", "ExtractionJob", "ExtractionOutcome", "Job"]
 
 JobId = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -35,6 +35,10 @@ class EmbeddingJob(ApiModel):
     api_key_id: ApiKeyId
     memory_ids: Annotated[list[str], Field(min_length=1, max_length=500)]
     request_id: JobId
+
+
+# Either kind of queued job (the in-process queue and SQS carry both).
+Job = ExtractionJob | EmbeddingJob
 
 
 class ExtractionOutcome(ApiModel):

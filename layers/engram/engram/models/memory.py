@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
 from pydantic import ConfigDict, Field, model_validator
@@ -25,6 +26,7 @@ __all__ = [
     "MemoryQuery",
     "MemoryStats",
     "MemoryUpdate",
+    "UpsertOutcome",
 ]
 
 _FORBID = ConfigDict(extra="forbid")
@@ -89,6 +91,15 @@ class Memory(ApiModel):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     expires_at: UtcDatetime | None
+
+
+@dataclass(frozen=True)
+class UpsertOutcome:
+    """What an upsert did: the stored memory, and whether it was new or its text changed."""
+
+    memory: Memory
+    created: bool
+    content_changed: bool
 
 
 class MemoryQuery(ApiModel):

@@ -1,0 +1,172 @@
+"""Which embedder the settings select, as SPEC section 6 resolves it (the
+``EmbedderCatalog`` port).
+
+``auto``: remote when one is configured with a key -> static when ``staticEnabled``
+-> transformers when ``transformersEnabled`` -> none (keyword only). An explicit
+source is used if it can be; otherwise retrieval degrades to keywords and says why.
+Local models are loaded once per process and shared; ``MEMORY_STATIC_MODEL`` and
+``MEMORY_TRANSFORMERS_MODEL`` name which model files are loaded.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from ...errors import EmbeddingError, InvalidInputError
+from ...models import EmbeddingProvider, MemorySettings
+from ...ports import Embedder, EmbedderChoice
+from .assets import ASSETS, DEFAULT_DIR, missing_files
+from .cache import CachedEmbedder, RetryingEmbedder
+
+__all__ = ["LOCAL_MODELS", "LocalCatalog", "RemoteEndpoint", "remote_endpoint", "remote_model"]
+
+# The local models each source can load, by the name their settings give.
+LOCAL_MODELS = {"static": ("potion-base-8M",), "transformers": ("all-MiniLM-L6-v2",)}
+_DIMENSIONS = {"potion-base-8M": 256, "all-MiniLM-L6-v2": 384}
+_loaded: dict[tuple[str, str], Embedder] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class RemoteEndpoint:
+    """Where remote calls go (embeddings, rerank) and the key they carry."""
+
+    base_url: str
+    api_key: SecretStr
+
+
+def remote_endpoint(
+    settings: MemorySettings, default_url: str | None, api_key: SecretStr | None
+) -> RemoteEndpoint | None:
+    """``customBaseUrl`` (else the deployment's default URL) with the key, if both exist."""
+    base = settings.custom_base_url or default_url
+    return RemoteEndpoint(base, api_key) if base and api_key else None
+
+
+def remote_model(settings: MemorySettings) -> str | None:
+    return settings.custom_model_id or settings.embedding_provider_model
+
+
+@dataclass(frozen=True)
+class LocalCatalog:
+    """Embedders of this deployment: the local models under ``assets_root``, and a remote
+    endpoint when one is configured. Every embedder is wrapped in the retry policy and
+    an LRU + TTL cache."""
+
+    assets_root: Path = DEFAULT_DIR
+    static_model: str = "potion-base-8M"
+    transformers_model: str = "all-MiniLM-L6-v2"
+    remote_url: str | None = None
+    remote_key: SecretStr | None = None
+    cache_max: int = 1000
+    cache_ttl_s: float = 300.0
+
+    def _model(self, source: str) -> str:
+        return self.static_model if source == "static" else self.transformers_model
+
+    def local_problem(self, source: str) -> str | None:
+        """None when the source's model can be loaded, else why not."""
+        name = self._model(source)
+        if name not in LOCAL_MODELS[source]:
+            known = ", ".join(LOCAL_MODELS[source])
+            return f"unknown {source} model {name!r} (available offline: {known})"
+        missing = missing_files(ASSETS[name], self.assets_root)
+        if missing:
+            return f"model files missing ({', '.join(missing)}): run 'make install'"
+        return None
+
+    def _local(self, source: str) -> Embedder:
+        problem = self.local_problem(source)
+        if problem:
+            raise EmbeddingError(problem)
+        name = self._model(source)
+        folder = self.assets_root / name
+        with _lock:
+            embedder = _loaded.get((source, str(folder)))
+            if embedder is None:
+                if source == "static":
+                    from .static import StaticEmbedder
+
+                    embedder = StaticEmbedder(folder, name)
+                else:
+                    from .onnx import TransformersEmbedder
+
+                    embedder = TransformersEmbedder(folder, name)
+                _loaded[(source, str(folder))] = embedder
+            return embedder
+
+    def _remote(self, settings: MemorySettings) -> Embedder | None:
+        endpoint = remote_endpoint(settings, self.remote_url, self.remote_key)
+        model = remote_model(settings)
+        if endpoint is None or not model:
+            return None
+        from .remote import RemoteEmbedder
+
+        try:
+            return RemoteEmbedder(endpoint.base_url, model, endpoint.api_key.get_secret_value())
+        except InvalidInputError as exc:
+            raise EmbeddingError(exc.message) from exc
+
+    def _wrap(self, embedder: Embedder) -> CachedEmbedder:
+        return CachedEmbedder(
+            RetryingEmbedder(embedder), max_entries=self.cache_max, ttl_s=self.cache_ttl_s
+        )
+
+    def resolve(self, settings: MemorySettings) -> EmbedderChoice:
+        source = settings.embedding_source
+        tried: list[str] = []
+        if source in ("remote", "auto"):
+            try:
+                remote = self._remote(settings)
+            except EmbeddingError as exc:
+                remote = None
+                tried.append(f"remote: {exc.message}")
+            if remote is not None:
+                return EmbedderChoice(self._wrap(remote))
+            if source == "remote":
+                tried.append("remote: no endpoint, model and key configured")
+        for local, enabled in (
+            ("static", settings.static_enabled),
+            ("transformers", settings.transformers_enabled),
+        ):
+            if source == local or (source == "auto" and enabled):
+                try:
+                    return EmbedderChoice(self._wrap(self._local(local)))
+                except EmbeddingError as exc:
+                    tried.append(f"{local}: {exc.message}")
+        if not tried:
+            tried.append("no embedding source is enabled")
+        return EmbedderChoice(None, "; ".join(tried))
+
+    def providers(self, settings: MemorySettings) -> list[EmbeddingProvider]:
+        """Every embedding source and whether it can be used now."""
+        endpoint = remote_endpoint(settings, self.remote_url, self.remote_key)
+        remote_ready = endpoint is not None and bool(remote_model(settings))
+        found = [
+            EmbeddingProvider(
+                source="remote",
+                model=remote_model(settings),
+                dimension=None,
+                available=remote_ready,
+                reason=None
+                if remote_ready
+                else "needs customBaseUrl (or the upstream URL), customModelId and an API key",
+            )
+        ]
+        for source in ("static", "transformers"):
+            problem = self.local_problem(source)
+            model = self._model(source)
+            found.append(
+                EmbeddingProvider(
+                    source=source,
+                    model=model,
+                    dimension=_DIMENSIONS.get(model),
+                    available=problem is None,
+                    reason=problem,
+                )
+            )
+        return found

@@ -1,0 +1,80 @@
+"""The searchable context of a memory: its neighbours in the session, and its date.
+
+A conversational fact is often only findable through what surrounds it ("Where
+did she move from?" -> "Sweden", said two turns after the question). Each memory
+with a session is indexed with the content of the two memories before and after
+it in that session, and every memory with the words of its date (``metadata.date``
+when given, as imports of old conversations do, else its creation date), so
+questions with temporal cues ("in May 2023") find it. On LoCoMo this took keyword
+recall@10 from 0.589 to 0.767 (see docs/retrieval.md).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from ...models import OwnerFilter
+from ...models.common import from_millis
+from .database import Database, Row
+from .sql import owner_sql
+
+__all__ = ["WINDOW", "date_words", "refresh_contexts"]
+
+WINDOW = 2  # neighbours on each side
+
+
+def date_words(metadata: dict[str, Any], created_ms: int) -> str:
+    date = metadata.get("date")
+    if isinstance(date, str) and date.strip():
+        return date.strip()[:100]
+    moment: datetime = from_millis(created_ms)
+    return f"{moment.day} {moment:%B %Y}"
+
+
+def _window(db: Database, owner: str, session: str, created: int, seq: int) -> list[Row]:
+    """The memories around (created, seq) in the session, in order: 2*WINDOW each side."""
+    columns = "seq, content, metadata, created_at, context"
+    where, params = owner_sql(OwnerFilter((owner,), session), alias="")
+    before = db.query(
+        f"SELECT {columns} FROM memories WHERE {where}"
+        " AND (created_at, seq) < (?, ?) ORDER BY created_at DESC, seq DESC LIMIT ?",
+        (*params, created, seq, 2 * WINDOW),
+    )
+    after = db.query(
+        f"SELECT {columns} FROM memories WHERE {where}"
+        " AND (created_at, seq) >= (?, ?) ORDER BY created_at, seq LIMIT ?",
+        (*params, created, seq, 2 * WINDOW + 1),
+    )
+    return [*reversed(before), *after]
+
+
+def refresh_contexts(db: Database, owner: str, session: str | None, created: int, seq: int) -> None:
+    """Recompute the contexts around position (created, seq) of ``session``.
+
+    Called after a memory is inserted there, removed from there, or its content
+    changed; only rows whose context actually changes are written.
+    """
+    if session is None:
+        return
+    rows = _window(db, owner, session, created, seq)
+    centre = next(
+        (i for i, r in enumerate(rows) if (r["created_at"], r["seq"]) >= (created, seq)),
+        len(rows),
+    )
+    for i in range(max(0, centre - WINDOW), min(len(rows), centre + WINDOW + 1)):
+        neighbours = [
+            rows[j]["content"]
+            for j in range(i - WINDOW, i + WINDOW + 1)
+            if j != i and 0 <= j < len(rows)
+        ]
+        row = rows[i]
+        date = date_words(json.loads(row["metadata"]), row["created_at"])
+        context = " ".join([*neighbours, date])
+        if context != row["context"]:
+            where, params = owner_sql(owner, alias="")
+            db.execute(
+                f"UPDATE memories SET context = ? WHERE seq = ? AND {where}",
+                (context, row["seq"], *params),
+            )

@@ -1,0 +1,77 @@
+"""SQL fragments every libSQL repository shares: columns, the owner and liveness
+conditions, and rows turned into models. The owner condition is rendered here
+and nowhere else."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...models import Memory, MemoryType, OwnerFilter
+from ...models.common import from_millis
+from .database import Row
+
+__all__ = ["COLUMNS", "dumps", "fts_owner_prefix", "live", "owner_sql", "row_to_memory"]
+
+COLUMNS = (
+    "m.seq, m.id, m.api_key_id, m.session_id, m.type, m.key, m.content, m.metadata,"
+    " m.created_at, m.updated_at, m.expires_at"
+)
+
+
+def owner_sql(
+    who: OwnerFilter | str | None, *, indexed: bool = True, alias: str = "m"
+) -> tuple[str, list[Any]]:
+    """The owner condition: one owner, an ``OwnerFilter``, or every owner (``None``, the
+    management API's explicit choice: the condition is then always true).
+
+    ``indexed=False`` prefixes the columns with SQLite's unary ``+``, which keeps the
+    planner from choosing an owner index for this condition (for lookups by id, where
+    the id index is the right one).
+    """
+    if who is None:
+        return "1", []
+    plus = "" if indexed else "+"
+    column = f"{plus}{alias}." if alias else plus
+    if isinstance(who, str):
+        return f"{column}api_key_id = ?", [who]
+    marks = ",".join("?" for _ in who.owners)
+    clause = f"{column}api_key_id IN ({marks})"
+    params: list[Any] = list(who.owners)
+    if who.session_id is not None:
+        clause += f" AND {column}session_id = ?"
+        params.append(who.session_id)
+    return clause, params
+
+
+def fts_owner_prefix(who: OwnerFilter) -> str:
+    """A MATCH prefix restricting FTS5 to these owners' rows (see ``owner_token`` in the
+    schema); the exact ``api_key_id`` condition still decides isolation."""
+    tokens = " OR ".join(f'"o{owner.encode("utf-8").hex()}0"' for owner in who.owners)
+    return f"owner_token : ({tokens}) AND "
+
+
+def live(now_ms: int, alias: str = "m") -> tuple[str, list[Any]]:
+    prefix = f"{alias}." if alias else ""
+    return f"({prefix}expires_at IS NULL OR {prefix}expires_at > ?)", [now_ms]
+
+
+def row_to_memory(row: Row) -> Memory:
+    # Rows were validated on the way in (models, CHECK constraints): constructing skips
+    # re-validating them on every read, which retrieval does for each candidate.
+    return Memory.model_construct(
+        id=row["id"],
+        api_key_id=row["api_key_id"],
+        session_id=row["session_id"],
+        type=MemoryType(row["type"]),
+        key=row["key"],
+        content=row["content"],
+        metadata=json.loads(row["metadata"]),
+        created_at=from_millis(row["created_at"]),
+        updated_at=from_millis(row["updated_at"]),
+        expires_at=None if row["expires_at"] is None else from_millis(row["expires_at"]),
+    )
+
+
+def dumps(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,144 @@
+"""Vectors beside their rows (``memories.embedding``), the ``vector_meta`` row, and the
+reads that keep each process's in-memory index current (the ``VectorRows`` port)."""
+
+from __future__ import annotations
+
+from ...models import Memory
+from ...ports import PendingVector, VectorMeta, Vectors
+from .database import Database, Row
+from .encoding import decode, to_f32_bytes
+from .sql import COLUMNS, owner_sql, row_to_memory
+from .versions import bump_version
+
+__all__ = ["VectorRowsRepository"]
+
+
+class VectorRowsRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- embedding bookkeeping --------------------------------------------------------------
+
+    def pending(self, owner: str | None, limit: int) -> list[PendingVector]:
+        """Memories waiting for a vector of the current signature (one owner, or all)."""
+        owner_clause, params = owner_sql(owner, alias="")
+        rows = self.db.query(
+            "SELECT seq, api_key_id, content FROM memories"
+            f" WHERE needs_reindex = 1 AND {owner_clause} ORDER BY seq LIMIT ?",
+            [*params, limit],
+        )
+        return [PendingVector(int(r["seq"]), str(r["api_key_id"]), str(r["content"])) for r in rows]
+
+    def pending_count(self, owner: str | None = None) -> int:
+        owner_clause, params = owner_sql(owner, alias="")
+        return int(
+            self.db.scalar(
+                f"SELECT count(*) FROM memories WHERE needs_reindex = 1 AND {owner_clause}", params
+            )
+        )
+
+    def counts(self) -> tuple[int, int]:
+        row = self.db.query_one(
+            "SELECT count(*) AS n, coalesce(sum(needs_reindex), 0) AS pending FROM memories"
+        )
+        assert row is not None
+        return int(row["n"]), int(row["pending"])
+
+    def store(self, items: list[tuple[PendingVector, Vectors]], int8: bool) -> list[int]:
+        """Store vectors; returns the seqs written.
+
+        A row whose content changed since it was read keeps ``needs_reindex``: the
+        vector of the old text is not stored over it.
+        """
+        encode = "vector8(?)" if int8 else "vector32(?)"
+        written: list[int] = []
+        with self.db.transaction():
+            versions: dict[str, int] = {}
+            for row, vector in items:
+                if row.owner not in versions:
+                    versions[row.owner] = bump_version(self.db, row.owner)
+                owner_clause, params = owner_sql(row.owner, alias="")
+                if self.db.execute(
+                    f"UPDATE memories SET embedding = {encode}, needs_reindex = 0, version = ?"
+                    f" WHERE seq = ? AND {owner_clause} AND content = ?",
+                    (to_f32_bytes(vector), versions[row.owner], row.seq, *params, row.content),
+                ):
+                    written.append(row.seq)
+        return written
+
+    def memories(self, seqs: list[int]) -> list[tuple[int, Memory]]:
+        if not seqs:
+            return []
+        marks = ",".join("?" for _ in seqs)
+        rows = self.db.query(f"SELECT {COLUMNS} FROM memories m WHERE m.seq IN ({marks})", seqs)
+        return [(int(r["seq"]), row_to_memory(r)) for r in rows]
+
+    def embedded_after(
+        self, seq: int, limit: int, dim: int
+    ) -> list[tuple[int, Memory, Vectors | None]]:
+        rows = self.db.query(
+            f"SELECT {COLUMNS}, m.embedding FROM memories m WHERE m.seq > ?"
+            " AND m.embedding IS NOT NULL AND m.needs_reindex = 0 ORDER BY m.seq LIMIT ?",
+            (seq, limit),
+        )
+        return [(int(r["seq"]), row_to_memory(r), decode(r["embedding"], dim)) for r in rows]
+
+    def embedded_count(self) -> int:
+        return int(self.db.scalar("SELECT count(*) FROM memories WHERE embedding IS NOT NULL"))
+
+    def owners(self) -> list[str]:
+        """Every API key id that has written memories (maintenance views only)."""
+        return [
+            str(r["api_key_id"]) for r in self.db.query("SELECT api_key_id FROM owner_versions")
+        ]
+
+    def meta(self) -> VectorMeta:
+        row = self.db.query_one(
+            "SELECT active_dim, embedding_signature, last_reset_at FROM vector_meta WHERE id = 1"
+        )
+        if row is None:
+            return VectorMeta()
+        return VectorMeta(row["active_dim"], row["embedding_signature"], row["last_reset_at"])
+
+    def reset(self, signature: str, dim: int, now_ms: int) -> int:
+        with self.db.transaction():
+            self.db.execute(
+                "UPDATE vector_meta SET active_dim = ?, embedding_signature = ?,"
+                " last_reset_at = ? WHERE id = 1",
+                (dim, signature, now_ms),
+            )
+            pending = self.db.execute("UPDATE memories SET embedding = NULL, needs_reindex = 1")
+            # Every process's index must reload: bump every owner.
+            self.db.execute("UPDATE owner_versions SET version = version + 1")
+            self.db.execute(
+                "UPDATE memories SET version = (SELECT version FROM owner_versions o"
+                " WHERE o.api_key_id = memories.api_key_id)"
+            )
+            return pending
+
+    def mark_all_pending(self) -> int:
+        return self.db.execute("UPDATE memories SET needs_reindex = 1")
+
+    # -- what an in-memory index reads to catch up --------------------------------------------
+
+    def owner_version(self, owner: str) -> int:
+        value = self.db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))
+        return int(value or 0)
+
+    def index_rows(self, owner: str, since: int) -> list[Row]:
+        """The owner's rows written after version ``since`` (all rows for 0)."""
+        owner_clause, params = owner_sql(owner, alias="")
+        return self.db.query(
+            "SELECT seq, id, session_id, created_at, updated_at, expires_at, embedding,"
+            " json_extract(metadata, '$.speaker') AS speaker, version"
+            f" FROM memories WHERE {owner_clause} AND version > ?",
+            (*params, since),
+        )
+
+    def tombstones(self, owner: str, since: int) -> list[int]:
+        owner_clause, params = owner_sql(owner, alias="")
+        rows = self.db.query(
+            f"SELECT seq FROM memory_tombstones WHERE {owner_clause} AND version > ?",
+            (*params, since),
+        )
+        return [int(r["seq"]) for r in rows]

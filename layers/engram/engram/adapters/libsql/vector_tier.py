@@ -1,0 +1,51 @@
+"""The libSQL vector tier: vectors beside the rows, scored with numpy over per-owner
+matrices kept in memory (``vector_index``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...models import OwnerFilter
+from ...ports import DenseScores, Vectors
+from .vector_index import IndexCache
+from .vector_rows import VectorRowsRepository
+
+__all__ = ["LibsqlVectorTier"]
+
+
+class LibsqlVectorTier:
+    store = "libsql"
+
+    def __init__(self, cache: IndexCache, rows: VectorRowsRepository, dim: int) -> None:
+        self.cache = cache
+        self.rows = rows
+        self.dim = dim
+
+    def dense(self, query: Vectors, who: OwnerFilter, now_ms: int, cutoff_ms: int) -> DenseScores:
+        parts = []
+        for owner in who.owners:
+            index = self.cache.get(owner, self.dim, self.rows)
+            sims = index.matrix @ query
+            sims[~index.allowed(now_ms, cutoff_ms, who.session_id)] = -np.inf
+            masks = {name: mask[: index.n] for name, mask in index.speaker_masks.items()}
+            parts.append(DenseScores(index.ids, sims, index.position, masks, index.seq_position))
+        return parts[0] if len(parts) == 1 else _concat(parts)
+
+
+def _concat(parts: list[DenseScores]) -> DenseScores:
+    """Several owners' scores as one (global scope: the key's own and the shared ones)."""
+    ids = [i for part in parts for i in part.ids]
+    sims = np.concatenate([part.sims for part in parts])
+    names = {name for part in parts for name in part.speaker_masks}
+    masks = {
+        name: np.concatenate(
+            [part.speaker_masks.get(name, np.zeros(len(part.ids), dtype=bool)) for part in parts]
+        )
+        for name in names
+    }
+    seqs: dict[int, int] = {}
+    offset = 0
+    for part in parts:
+        seqs.update({seq: offset + pos for seq, pos in part.seq_position.items()})
+        offset += len(part.ids)
+    return DenseScores(ids, sims, {memory_id: i for i, memory_id in enumerate(ids)}, masks, seqs)

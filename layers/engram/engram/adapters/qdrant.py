@@ -1,0 +1,260 @@
+"""The Qdrant adapter (a ``PointStore``): collection, points, filtered search, cleanup,
+health.
+
+``qdrant_client`` is imported on first use: it costs ~0.8 s, which a chat request
+must not pay when Qdrant is off. Every call goes through ``_call``, which turns the
+client's exceptions into ``UnavailableError`` so retrieval can fall back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import UnavailableError
+from ..models import MAX_TOP_K, QdrantHealth, QdrantHit, QdrantSettings
+
+__all__ = ["DimensionMismatch", "QdrantStore"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class DimensionMismatch(UnavailableError):
+    """The collection holds vectors of another dimension than the active embedder's."""
+
+
+class QdrantStore:
+    def __init__(self, settings: QdrantSettings, data_dir: Path) -> None:
+        self.settings = settings
+        self.path = data_dir / "qdrant"
+        self._client: Any = None
+        self._lock = threading.Lock()
+        self._dimension: int | None = None
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                from qdrant_client import QdrantClient
+
+                s = self.settings
+                if s.host:
+                    self._client = QdrantClient(
+                        host=s.host,
+                        port=s.port,
+                        https=s.https,
+                        api_key=s.api_key.get_secret_value() if s.api_key else None,
+                        timeout=max(1, s.timeout_ms // 1000),
+                        prefer_grpc=False,
+                        # The version check is an extra request at connect time; a hanging
+                        # server would make every fallback wait for it.
+                        check_compatibility=False,
+                    )
+                else:
+                    self.path.mkdir(parents=True, exist_ok=True)
+                    self._client = QdrantClient(path=str(self.path))
+            return self._client
+
+    def _call(self, what: str, action: Callable[[Any], T]) -> T:
+        try:
+            return action(self._connect())
+        except UnavailableError:
+            raise
+        except Exception as exc:  # any client or transport failure degrades
+            # The type only: messages can carry URLs; the key is never in them, but keep
+            # the log to what is needed.
+            raise UnavailableError(f"qdrant {what} failed ({type(exc).__name__})") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    # -- collection -------------------------------------------------------------------
+
+    def collection_dimension(self) -> int | None:
+        def read(client: Any) -> int | None:
+            if not client.collection_exists(self.settings.collection):
+                return None
+            info = client.get_collection(self.settings.collection)
+            return int(info.config.params.vectors.size)
+
+        return self._call("collection lookup", read)
+
+    def ensure_collection(self, dimension: int) -> None:
+        """Create it on first use (cosine, ``dimension``); refuse another dimension."""
+        if self._dimension == dimension:
+            return
+        existing = self.collection_dimension()
+        if existing is not None and existing != dimension:
+            raise DimensionMismatch(
+                f"qdrant collection {self.settings.collection} holds {existing}-d vectors but the"
+                f" embedder makes {dimension}-d ones: use a new collection name, or delete it"
+            )
+        if existing is None:
+            from qdrant_client import models
+
+            quantization: Any = None
+            if self.settings.quantization == "int8":
+                quantization = models.ScalarQuantization(
+                    scalar=models.ScalarQuantizationConfig(
+                        type=models.ScalarType.INT8, quantile=0.99, always_ram=True
+                    )
+                )
+            elif self.settings.quantization == "binary":
+                quantization = models.BinaryQuantization(
+                    binary=models.BinaryQuantizationConfig(always_ram=True)
+                )
+            self._call(
+                "collection creation",
+                lambda c: c.create_collection(
+                    self.settings.collection,
+                    vectors_config=models.VectorParams(
+                        size=dimension, distance=models.Distance.COSINE
+                    ),
+                    quantization_config=quantization,
+                ),
+            )
+            if self.settings.host:  # payload indexes exist on a server, not in embedded mode
+                for field in ("apiKeyId", "sessionId"):
+                    self._index(field, models.PayloadSchemaType.KEYWORD)
+        self._dimension = dimension
+
+    def _index(self, field: str, schema: Any) -> None:
+        self._call(
+            "index creation",
+            lambda c: c.create_payload_index(self.settings.collection, field, schema),
+        )
+
+    # -- points -----------------------------------------------------------------------
+
+    def upsert(self, points: Sequence[tuple[str, Sequence[float], dict[str, Any]]]) -> None:
+        if not points:
+            return
+        from qdrant_client import models
+
+        self.ensure_collection(len(points[0][1]))
+        structs = [
+            models.PointStruct(id=memory_id, vector=list(vector), payload=payload)
+            for memory_id, vector, payload in points
+        ]
+        self._call("upsert", lambda c: c.upsert(self.settings.collection, points=structs))
+
+    def delete(self, memory_ids: Sequence[str]) -> None:
+        from qdrant_client import models
+
+        if self.collection_dimension() is None:
+            return
+        self._call(
+            "delete",
+            lambda c: c.delete(
+                self.settings.collection,
+                points_selector=models.PointIdsList(points=list(memory_ids)),
+            ),
+        )
+
+    def search(
+        self,
+        vector: Sequence[float],
+        owners: Sequence[str],
+        session_id: str | None,
+        top_k: int,
+        now_unix: float,
+        cutoff_unix: float,
+    ) -> list[QdrantHit]:
+        """Nearest points of the owners (and session), live and within retention."""
+        from qdrant_client import models
+
+        # Reads never create the collection (that is the writers' job): none yet, no hits.
+        if self._dimension is None:
+            existing = self.collection_dimension()
+            if existing is None:
+                return []
+            if existing != len(vector):
+                raise DimensionMismatch(
+                    f"qdrant collection {self.settings.collection} holds {existing}-d vectors"
+                    f" but the embedder makes {len(vector)}-d ones"
+                )
+            self._dimension = existing
+        elif self._dimension != len(vector):
+            raise DimensionMismatch(
+                f"qdrant collection {self.settings.collection} holds {self._dimension}-d"
+                f" vectors but the embedder makes {len(vector)}-d ones"
+            )
+        must: list[Any] = [
+            models.FieldCondition(key="apiKeyId", match=models.MatchAny(any=list(owners))),
+            # Retention counts from the last write, as in libSQL (updatedAtUnix).
+            models.FieldCondition(key="updatedAtUnix", range=models.Range(gte=cutoff_unix)),
+        ]
+        if session_id is not None:
+            must.append(
+                models.FieldCondition(key="sessionId", match=models.MatchValue(value=session_id))
+            )
+        expired = models.FieldCondition(key="expiresAtUnix", range=models.Range(lte=now_unix))
+        query_filter = models.Filter(must=must, must_not=[expired])
+        params = None
+        if self.settings.quantization != "none":
+            params = models.SearchParams(quantization=models.QuantizationSearchParams(rescore=True))
+        result = self._call(
+            "search",
+            lambda c: c.query_points(
+                self.settings.collection,
+                query=list(vector),
+                query_filter=query_filter,
+                limit=max(1, min(top_k, MAX_TOP_K)),
+                search_params=params,
+                with_payload=True,
+            ),
+        )
+        return [QdrantHit(str(p.id), float(p.score), dict(p.payload or {})) for p in result.points]
+
+    def count(self) -> int:
+        if self.collection_dimension() is None:
+            return 0
+        return int(self._call("count", lambda c: c.count(self.settings.collection).count))
+
+    def cleanup(self, now_unix: float, cutoff_unix: float, dry_run: bool = False) -> int:
+        """Points expired or created before the cut-off: counted, then deleted."""
+        from qdrant_client import models
+
+        if self.collection_dimension() is None:
+            return 0
+        stale = models.Filter(
+            should=[
+                models.FieldCondition(key="expiresAtUnix", range=models.Range(lte=now_unix)),
+                models.FieldCondition(key="updatedAtUnix", range=models.Range(lt=cutoff_unix)),
+            ]
+        )
+        count = int(
+            self._call(
+                "count", lambda c: c.count(self.settings.collection, count_filter=stale).count
+            )
+        )
+        if count and not dry_run:
+            self._call(
+                "cleanup",
+                lambda c: c.delete(
+                    self.settings.collection, points_selector=models.FilterSelector(filter=stale)
+                ),
+            )
+        return count
+
+    def health(self) -> QdrantHealth:
+        started = time.perf_counter()
+        try:
+            dimension = self.collection_dimension()
+            points = self.count() if dimension else 0
+        except UnavailableError as exc:
+            return QdrantHealth(ok=False, latency_ms=_ms(started), error=exc.message)
+        return QdrantHealth(ok=True, latency_ms=_ms(started), points=points, dimension=dimension)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

@@ -1,0 +1,144 @@
+"""Queue adapters for the engine's ``JobQueue`` port: SQS in AWS, a thread locally,
+or the caller's own thread where neither fits (a Lambda function without a queue).
+
+All send a job model; the SQS body is the job's JSON, which the workers in
+``functions/`` validate back into the same model.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import UnavailableError
+from ..models import Job
+
+__all__ = ["InProcessQueue", "InlineQueue", "SqsQueue"]
+
+log = logging.getLogger(__name__)
+
+
+class InlineQueue:
+    """Processes a job at once, in the sender's thread (failures logged, never raised).
+
+    For a Lambda function given no queue: a thread would be frozen with the instance
+    between invocations, while inline work finishes before the invocation returns.
+    """
+
+    def __init__(self, handle: Callable[[Job], Any]) -> None:
+        self._handle = handle
+
+    def send(self, job: Job) -> None:
+        try:
+            self._handle(job)
+        except Exception:
+            log.exception("inline %s job %s failed", job.kind, job.request_id)
+
+
+class InProcessQueue:
+    """Jobs handled off the request path by one daemon thread of this process.
+
+    The local stack starts the thread on the first job; tests pass ``autostart=False``
+    and call :meth:`drain` to process what was queued, deterministically.
+    """
+
+    def __init__(
+        self, handle: Callable[[Job], Any], *, autostart: bool = True, maxsize: int = 10_000
+    ) -> None:
+        self._handle = handle
+        self._autostart = autostart
+        self._jobs: queue.Queue[Job | None] = queue.Queue(maxsize=maxsize)
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def send(self, job: Job) -> None:
+        if self._closed:
+            raise UnavailableError("the in-process job queue is closed")
+        try:
+            self._jobs.put_nowait(job)
+        except queue.Full as exc:
+            raise UnavailableError("the in-process job queue is full") from exc
+        if self._autostart:
+            self._ensure_worker()
+
+    @property
+    def pending(self) -> int:
+        return self._jobs.qsize()
+
+    def drain(self) -> int:
+        """Process every queued job now, in this thread; returns how many."""
+        done = 0
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                return done
+            if job is not None:
+                self._run_one(job)
+                done += 1
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Stop taking jobs and let the worker finish those queued (up to ``timeout_s``),
+        so nothing is still writing when the engine closes the database."""
+        self._closed = True
+        with self._lock:
+            thread = self._thread
+        if thread is None or not thread.is_alive():
+            return
+        self._jobs.put(None)  # after every job already queued
+        thread.join(timeout_s)
+        if thread.is_alive():
+            log.warning("the job worker did not finish within %.0f s", timeout_s)
+
+    def _ensure_worker(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._work, name="engram-jobs", daemon=True)
+                self._thread.start()
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            self._run_one(job)
+
+    def _run_one(self, job: Job) -> None:
+        try:
+            self._handle(job)
+        except Exception:
+            # The job id only: the text is memory content and stays out of the logs.
+            log.exception("background %s job %s failed", job.kind, job.request_id)
+        finally:
+            self._jobs.task_done()
+
+
+class SqsQueue:
+    """Sends jobs to an SQS queue. boto3 is imported on first use (cold-start cost)."""
+
+    def __init__(self, queue_url: str, *, endpoint_url: str | None = None) -> None:
+        self.queue_url = queue_url
+        self._endpoint_url = endpoint_url
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def _sqs(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import boto3
+
+                self._client = boto3.client("sqs", endpoint_url=self._endpoint_url)
+            return self._client
+
+    def send(self, job: Job) -> None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self._sqs().send_message(
+                QueueUrl=self.queue_url,
+                MessageBody=job.model_dump_json(),
+                MessageAttributes={"kind": {"DataType": "String", "StringValue": job.kind}},
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise UnavailableError(f"could not send the {job.kind} job to SQS") from exc

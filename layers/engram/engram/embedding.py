@@ -1,0 +1,51 @@
+"""The embedder the current settings select (SPEC section 6), resolved again only when
+the settings that choose it change."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .errors import UnavailableError
+from .models import EmbeddingProvider
+from .ports import EmbedderCatalog, EmbedderChoice, Vectors
+from .settings import SettingsStore
+
+__all__ = ["ActiveEmbedder"]
+
+
+class ActiveEmbedder:
+    """The embedder the current settings select, resolved again only when they change."""
+
+    def __init__(self, settings: SettingsStore, catalog: EmbedderCatalog) -> None:
+        self.settings = settings
+        self.catalog = catalog
+        self._lock = threading.Lock()
+        self._key: tuple[Any, ...] | None = None
+        self._choice = EmbedderChoice(None, "not resolved yet")
+
+    def current(self) -> EmbedderChoice:
+        s = self.settings.get()
+        key = (
+            s.embedding_source,
+            s.static_enabled,
+            s.transformers_enabled,
+            s.custom_base_url,
+            s.custom_model_id,
+            s.embedding_provider_model,
+        )
+        with self._lock:
+            if key != self._key:
+                self._choice, self._key = self.catalog.resolve(s), key
+            return self._choice
+
+    def providers(self) -> list[EmbeddingProvider]:
+        return self.catalog.providers(self.settings.get())
+
+    def embed_query(self, text: str) -> Vectors:
+        """``text`` embedded as retrieval would, or ``UnavailableError`` without an embedder."""
+        choice = self.current()
+        if choice.embedder is None:
+            raise UnavailableError(f"no embedder: {choice.reason}")
+        vector: Vectors = choice.embedder.embed([text])[0]
+        return vector

@@ -1,0 +1,47 @@
+"""The chat proxy's request, as far as Engram reads it.
+
+Permissive on purpose: Engram forwards whatever OpenAI-compatible parameters the
+client sends (``extra="allow"``), and only insists on what it needs itself: a
+model id and at least one message with a role.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .common import Scope
+
+__all__ = ["ChatCompletionRequest", "ChatMessage", "ChatOptions"]
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: Any = Field(None, description="Text, or a list of content parts")
+
+
+class ChatCompletionRequest(BaseModel):
+    """OpenAI's chat completion request; unknown parameters are forwarded untouched."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+    messages: Annotated[list[ChatMessage], Field(min_length=1)]
+    stream: bool = False
+
+    def forwarded(self) -> dict[str, Any]:
+        """The body as the client sent it (fields it did not send stay absent)."""
+        return self.model_dump(exclude_unset=True)
+
+
+@dataclass(frozen=True)
+class ChatOptions:
+    """Engram's own per-request options (the ``x-engram-*`` headers)."""
+
+    session_id: str | None = None
+    scope: Scope = Scope.API_KEY
+    opt_out: bool = False

@@ -1,0 +1,60 @@
+"""What the engine can do right now: keyword tier, embedders, vector store, Qdrant."""
+
+from __future__ import annotations
+
+from .embedding import ActiveEmbedder
+from .models import EmbeddingProvider, EngineStatus, KeywordTierStatus, VectorStoreStatus
+from .models.common import from_millis
+from .ports import SearchIndex, StorageInfo, VectorRows
+from .qdrant import QdrantService
+from .settings import SettingsStore
+
+__all__ = ["StatusService"]
+
+
+class StatusService:
+    def __init__(
+        self,
+        settings: SettingsStore,
+        embeddings: ActiveEmbedder,
+        rows: VectorRows,
+        search: SearchIndex,
+        qdrant: QdrantService,
+        storage: StorageInfo,
+    ) -> None:
+        self.settings = settings
+        self.embeddings = embeddings
+        self.rows = rows
+        self.search = search
+        self.qdrant = qdrant
+        self.storage = storage
+
+    def embedding_providers(self) -> list[EmbeddingProvider]:
+        """Every embedding source and whether it can be used now."""
+        return self.embeddings.providers()
+
+    def report(self) -> EngineStatus:
+        settings = self.settings.get()
+        embedder = self.embeddings.current().embedder
+        meta = self.rows.meta()
+        total, pending = self.rows.counts()
+        return EngineStatus(
+            keyword_tier=KeywordTierStatus(available=self.search.available()),
+            embedding_source=None if embedder is None else embedder.source,
+            embedding_providers=self.embedding_providers(),
+            vector_store=VectorStoreStatus(
+                requested=settings.vector_store,
+                active=None if embedder is None else "libsql",
+                dimension=meta.dim,
+                signature=meta.signature,
+                last_reset_at=None
+                if meta.last_reset_at is None
+                else from_millis(meta.last_reset_at),
+                pending_reindex=pending,
+                total_memories=total,
+            ),
+            qdrant=self.qdrant.status(),
+            rerank_enabled=settings.rerank_enabled,
+            schema_version=self.storage.schema_version(),
+            remote_database=self.storage.is_remote,
+        )

@@ -1,0 +1,260 @@
+"""Vectors: the active embedder, stored vectors kept in step with it, dense search.
+
+The embedding signature (``source:model:dim[:int8]``) is checked before vectors
+are used; a change marks every memory for re-embedding. Pending memories are
+embedded by the embedding worker (every write asks for it), lazily by retrieval
+(a bounded batch), and by reindex batches. Dense search asks the tiers in order
+(Qdrant when it is the vector store, then libSQL's own vectors) and says in
+``reasons`` why it fell back.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .embedding import ActiveEmbedder
+from .errors import EngramError
+from .models import EmbeddingJob, OwnerFilter, ReindexRequest, ReindexResult
+from .ports import DenseScores, Embedder, VectorRows, Vectors, VectorTier
+from .qdrant import QdrantService
+
+__all__ = [
+    "DenseAnswer",
+    "VectorMaintenance",
+    "VectorService",
+    "signature_of",
+]
+
+log = logging.getLogger(__name__)
+
+# Pending memories a query embeds first: a local model does 512 in well under a
+# second; a remote endpoint pays a round trip per batch, so it gets a smaller one.
+LAZY_BATCH_LOCAL = 512
+LAZY_BATCH_REMOTE = 32
+OnStored = Callable[[list[int], Vectors], None]
+
+
+def signature_of(embedder: Embedder, int8: bool) -> str:
+    base = f"{embedder.source}:{embedder.model}:{embedder.dim}"
+    return base + (":int8" if int8 else "")
+
+
+@dataclass
+class VectorMaintenance:
+    """Keeps stored vectors in step with one embedder."""
+
+    rows: VectorRows
+    embedder: Embedder
+    int8: bool
+    now_ms: Callable[[], int]
+
+    @property
+    def signature(self) -> str:
+        return signature_of(self.embedder, self.int8)
+
+    def signature_matches(self) -> bool:
+        return self.rows.meta().signature == self.signature
+
+    def ensure_signature(self) -> bool:
+        """True when the stored vectors were reset because the embedding changed."""
+        if self.signature_matches():
+            return False
+        pending = self.rows.reset(self.signature, self.embedder.dim, self.now_ms())
+        log.info(
+            "embedding signature changed to %s: %d memories to re-embed", self.signature, pending
+        )
+        return True
+
+    def embed_pending(
+        self, owner: str | None, limit: int, on_stored: OnStored | None = None
+    ) -> int:
+        """Embed up to ``limit`` memories waiting for a vector; returns how many were stored.
+
+        ``on_stored`` gets the seqs written and their vectors (the Qdrant mirror).
+        """
+        rows = self.rows.pending(owner, limit)
+        if not rows:
+            return 0
+        vectors = self.embedder.embed([r.content for r in rows])
+        written = self.rows.store(list(zip(rows, vectors, strict=True)), self.int8)
+        if written and on_stored is not None:
+            kept = set(written)
+            on_stored(
+                written,
+                np.stack([v for r, v in zip(rows, vectors, strict=True) if r.seq in kept]),
+            )
+        return len(written)
+
+    def reindex(
+        self, max_seconds: float, batch: int = 256, on_stored: OnStored | None = None
+    ) -> int:
+        """Embed pending memories in batches until none remain or time is up."""
+        deadline = time.monotonic() + max_seconds
+        done = 0
+        while time.monotonic() < deadline:
+            stored = self.embed_pending(None, batch, on_stored)
+            done += stored
+            if stored == 0:
+                break
+        return done
+
+
+@dataclass
+class DenseAnswer:
+    """Vector evidence for a query, or None and why (``reasons``)."""
+
+    scores: DenseScores | None
+    embedding_source: str | None = None
+    vector_store: str | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+class VectorService:
+    def __init__(
+        self,
+        embeddings: ActiveEmbedder,
+        rows: VectorRows,
+        libsql_tier: Callable[[int], VectorTier],
+        qdrant: QdrantService,
+        now_ms: Callable[[], int],
+        *,
+        int8: bool = False,
+        background_s: float = 0.0,
+    ) -> None:
+        self.embeddings = embeddings
+        self.rows = rows
+        self.libsql_tier = libsql_tier
+        self.qdrant = qdrant
+        self.now_ms = now_ms
+        self.int8 = int8
+        self.background_s = background_s
+
+    def _maintenance(self) -> tuple[VectorMaintenance | None, str | None]:
+        choice = self.embeddings.current()
+        if choice.embedder is None:
+            return None, choice.reason
+        return VectorMaintenance(self.rows, choice.embedder, self.int8, self.now_ms), None
+
+    # -- search ---------------------------------------------------------------------------
+
+    def dense(
+        self, query: str, who: OwnerFilter, now_ms: int, cutoff_ms: int, *, read_only: bool = False
+    ) -> DenseAnswer:
+        """Scores from the first tier that answers (Qdrant -> libSQL), or None and why.
+
+        ``read_only`` (the preview) writes nothing: no signature reset, no lazy
+        embedding; memories still waiting for a vector are simply not scored.
+        """
+        maintenance, reason = self._maintenance()
+        if maintenance is None:
+            return DenseAnswer(None, reasons=[f"keyword only: {reason}"])
+        embedder = maintenance.embedder
+        try:
+            if read_only:
+                if not maintenance.signature_matches():
+                    return DenseAnswer(
+                        None, reasons=["keyword only: stored vectors are of another embedding"]
+                    )
+            else:
+                maintenance.ensure_signature()
+                # Memories written before an embedder existed (or by a process without one)
+                # get their vectors here, a bounded batch per query.
+                lazy = LAZY_BATCH_REMOTE if embedder.source == "remote" else LAZY_BATCH_LOCAL
+                for owner in who.owners:
+                    maintenance.embed_pending(owner, lazy)
+            query_vector = embedder.embed([query])[0]
+        except EngramError as exc:
+            log.warning("vector search unavailable: %s", exc.message)
+            return DenseAnswer(None, reasons=[f"embedding failed ({exc.message})", "keyword only"])
+        answer = DenseAnswer(None)
+        for tier in self._tiers(embedder.dim):
+            try:
+                scores = tier.dense(query_vector, who, now_ms, cutoff_ms)
+            except EngramError as exc:
+                log.warning("vector tier %s failed: %s", tier.store, exc.message)
+                answer.reasons.append(f"vector tier {tier.store} failed ({exc.message})")
+                continue
+            answer.scores = scores
+            answer.embedding_source = embedder.source
+            answer.vector_store = tier.store
+            return answer
+        answer.reasons.append("keyword only")
+        return answer
+
+    def _tiers(self, dim: int) -> list[VectorTier]:
+        tiers = [self.libsql_tier(dim)]
+        qdrant = self.qdrant.tier()
+        return [qdrant, *tiers] if qdrant is not None else tiers
+
+    # -- maintenance ---------------------------------------------------------------------
+
+    def _mirror(self, seqs: list[int], vectors: Vectors) -> None:
+        """Write freshly stored vectors into Qdrant too, when it is enabled."""
+        if self.qdrant.store() is None:
+            return
+        order = {seq: i for i, seq in enumerate(seqs)}
+        rows = sorted(self.rows.memories(seqs), key=lambda row: order[row[0]])
+        self.qdrant.mirror([memory for _, memory in rows], vectors)
+
+    def process_embedding(self, job: EmbeddingJob) -> int:
+        """Embed the job's memories if they still need it (idempotent by construction)."""
+        maintenance, reason = self._maintenance()
+        if maintenance is None:
+            log.info("embedding job %s skipped: %s", job.request_id, reason)
+            return 0
+        maintenance.ensure_signature()
+        return maintenance.embed_pending(
+            job.api_key_id, limit=len(job.memory_ids) + 64, on_stored=self._mirror
+        )
+
+    def reindex(
+        self, force: bool = False, max_seconds: float = 2.0, target: str = "libsql"
+    ) -> ReindexResult:
+        """Embed pending memories for up to ``max_seconds``; ``force`` re-embeds all;
+        ``target="qdrant"`` copies the stored vectors into the Qdrant collection."""
+        if target == "qdrant":
+            return self._backfill_qdrant(max_seconds)
+        maintenance, reason = self._maintenance()
+        if maintenance is None:
+            return ReindexResult(started=False, pending=self.rows.pending_count(), reason=reason)
+        maintenance.ensure_signature()
+        if force:
+            self.rows.mark_all_pending()
+        processed = maintenance.reindex(max_seconds, on_stored=self._mirror)
+        return ReindexResult(started=True, pending=self.rows.pending_count(), processed=processed)
+
+    def start_reindex(self, request: ReindexRequest) -> tuple[ReindexResult, float]:
+        """A reindex asked for by a caller: one short batch now, and how many seconds the
+        rest may go on in the background (0: leave it to the reindex schedule)."""
+        result = self.reindex(force=request.force, max_seconds=2.0, target=request.target)
+        more = self.background_s if result.started and result.pending else 0.0
+        return result, more
+
+    def _backfill_qdrant(self, max_seconds: float, batch: int = 256) -> ReindexResult:
+        """Write every memory that has a vector into Qdrant (idempotent upserts)."""
+        store = self.qdrant.store()
+        maintenance, reason = self._maintenance()
+        if store is None or maintenance is None:
+            why = "qdrant is not enabled" if store is None else reason
+            return ReindexResult(started=False, pending=0, reason=why)
+        dim = maintenance.embedder.dim
+        deadline = time.monotonic() + max_seconds
+        cursor = processed = 0
+        while time.monotonic() < deadline:
+            rows = self.rows.embedded_after(cursor, batch, dim)
+            if not rows:
+                break
+            found = [(memory, vector) for _, memory, vector in rows if vector is not None]
+            if found:
+                self.qdrant.write([m for m, _ in found], np.stack([v for _, v in found]))
+            processed += len(found)
+            cursor = rows[-1][0]
+        total = self.rows.embedded_count()
+        return ReindexResult(
+            started=True, pending=max(total - store.count(), 0), processed=processed
+        )

@@ -1,0 +1,130 @@
+"""The ``engram`` command: the local server, functions run as Lambda would, the layer
+build, and a few operations on the configured database."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engram import EngramError, extract_facts, load_config, open_engine
+from engram.models import ApiKeyCreate
+
+__all__ = ["build_parser", "main"]
+
+
+def _print(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .local import serve
+
+    serve(args.host, args.port)
+    return 0
+
+
+def _invoke(args: argparse.Namespace) -> int:
+    from .lambda_local import invoke
+
+    return invoke(args.logical_id, args.event, args.env_vars)
+
+
+def _build_layer(args: argparse.Namespace) -> int:
+    from .lambda_local import build_layer
+
+    for path in build_layer():
+        print(f"wrote {path}")
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from engram.wiring import migrate
+
+    config = load_config()
+    _print({"database": config.db_url, "applied": migrate(config)})
+    return 0
+
+
+def _extract(args: argparse.Namespace) -> int:
+    text = sys.stdin.read()
+    _print(
+        [
+            {"category": f.category, "type": f.type.value, "key": f.key, "content": f.content}
+            for f in extract_facts(text)
+        ]
+    )
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    engine = open_engine(load_config(), jobs="inline")
+    try:
+        _print(engine.memories.stats(args.api_key_id).model_dump(mode="json"))
+    finally:
+        engine.close()
+    return 0
+
+
+def _keys(args: argparse.Namespace) -> int:
+    engine = open_engine(load_config(), jobs="inline")
+    try:
+        if args.action == "create":
+            _print(engine.keys.create(ApiKeyCreate(name=args.name)).model_dump(mode="json"))
+        elif args.action == "list":
+            _print([k.model_dump(mode="json") for k in engine.keys.all()])
+        else:
+            key = engine.keys.revoke(args.id)
+            if key is None:
+                print(f"no API key with id {args.id}", file=sys.stderr)
+                return 1
+            _print(key.model_dump(mode="json"))
+    finally:
+        engine.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="engram", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run every HTTP route locally (the local API Gateway)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.set_defaults(func=_serve)
+    invoke = sub.add_parser("invoke", help="run one function of template.yaml with an event")
+    invoke.add_argument("logical_id", help="the function's logical id, e.g. MemoryApiFunction")
+    invoke.add_argument("--event", type=Path, required=True, help="an event file (events/)")
+    invoke.add_argument("--env-vars", type=Path, help="env.json, as sam local invoke reads it")
+    invoke.set_defaults(func=_invoke)
+    layer = sub.add_parser("build-layer", help="prepare layers/ for sam build")
+    layer.set_defaults(func=_build_layer)
+    sub.add_parser("migrate", help="apply database migrations").set_defaults(func=_migrate)
+    sub.add_parser("extract", help="print the facts extracted from stdin").set_defaults(
+        func=_extract
+    )
+    stats = sub.add_parser("stats", help="memory totals and hit rate")
+    stats.add_argument("--api-key-id")
+    stats.set_defaults(func=_stats)
+    keys = sub.add_parser("keys", help="API keys of the chat proxy")
+    actions = keys.add_subparsers(dest="action", required=True)
+    actions.add_parser("create").add_argument("name", nargs="?", default="default")
+    actions.add_parser("list")
+    actions.add_parser("revoke").add_argument("id")
+    keys.set_defaults(func=_keys)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except EngramError as exc:
+        print(f"engram: {exc.message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""Running functions without Docker: ``engram invoke`` and ``engram build-layer``.
+
+``invoke`` loads a function the way Lambda does: a fresh Python process whose path
+is the function's ``CodeUri`` then its layers (as ``/opt/python``), with the
+template's environment (``!Ref`` to parameters resolved from their defaults or
+``env.json``; unresolvable values left out) plus the ``env.json`` overrides in
+``sam local invoke``'s format (``{"LogicalId": {...}, "Parameters": {...}}``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .template import ROOT, load_template
+
+__all__ = ["build_layer", "invoke", "layer_requirements"]
+
+# Not in the layer: boto3 ships with the Lambda runtime; uvicorn serves locally only;
+# pyyaml reads template.yaml for the local tools.
+_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml"}
+_IGNORED = shutil.ignore_patterns("__pycache__")
+_HEADER = "# Generated from pyproject.toml by `engram build-layer`; do not edit by hand.\n"
+# qdrant-client's own dependencies that the engine layer lacks (layers/qdrant/Makefile
+# installs without dependencies, so they are listed): checked by importing the built layer.
+QDRANT_RUNTIME_DEPS = ("grpcio", "protobuf", "portalocker", "urllib3", "h2", "hpack", "hyperframe")
+
+_RUNNER = """
+import importlib, json, sys, uuid
+module_name, function_name = sys.argv[1].rsplit(".", 1)
+handler = getattr(importlib.import_module(module_name), function_name)
+class Context:
+    function_name = sys.argv[2]
+    function_version = "$LATEST"
+    memory_limit_in_mb = 1024
+    invoked_function_arn = "arn:aws:lambda:local:000000000000:function:" + sys.argv[2]
+    aws_request_id = str(uuid.uuid4())
+    def get_remaining_time_in_millis(self): return 30000
+event = json.load(sys.stdin)
+print("\\n" + json.dumps(handler(event, Context()), indent=2))
+"""
+
+
+def _resolve(value: Any, parameters: dict[str, str]) -> str | None:
+    if isinstance(value, str | int | float | bool):
+        return str(value)
+    if isinstance(value, dict) and "Ref" in value:
+        return parameters.get(value["Ref"])
+    return None  # !Sub, !GetAtt...: needs a deployed stack
+
+
+def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> int:
+    template = load_template()
+    functions = template.functions()
+    if logical_id not in functions:
+        print(f"no function {logical_id}; known: {', '.join(sorted(functions))}", file=sys.stderr)
+        return 2
+    function = functions[logical_id]
+    overrides: dict[str, Any] = json.loads(env_path.read_text()) if env_path else {}
+    parameters = {**template.parameter_defaults(), **overrides.get("Parameters", {})}
+    env = dict(os.environ)
+    for name, value in function.environment.items():
+        resolved = _resolve(value, parameters)
+        if resolved is not None:
+            env[name] = resolved
+    env.update({k: str(v) for k, v in overrides.get(logical_id, {}).items()})
+    paths = [str(function.code_uri)] + [str(template.layer_dir(layer)) for layer in function.layers]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env.setdefault("AWS_LAMBDA_FUNCTION_NAME", logical_id)
+    result = subprocess.run(  # noqa: S603 - our interpreter, our runner, the template's handler
+        [sys.executable, "-c", _RUNNER, function.handler, logical_id],
+        input=event_path.read_text(),
+        env=env,
+        cwd=function.code_uri,
+        check=False,
+        text=True,
+    )
+    return result.returncode
+
+
+def layer_requirements(extra: str | None = None) -> str:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
+    if extra == "qdrant":
+        wanted = [*wanted, *QDRANT_RUNTIME_DEPS]
+    lines = [
+        req
+        for req in wanted
+        if req.split(">")[0].split("=")[0].split("[")[0].strip() not in _NOT_IN_LAYER
+    ]
+    return _HEADER + "".join(f"{line}\n" for line in lines)
+
+
+def build_layer(layers_dir: Path | None = None) -> list[Path]:
+    """Prepare the layers for ``sam build``: requirements generated from pyproject, and
+    the shared glue (without this developer tooling) copied beside the engine, since
+    functions import both from the layer.
+
+    In the checkout's ``layers/`` by default (where ``template.yaml`` points); into
+    another folder, the engine package is copied there too, so it holds whole layers.
+    """
+    from engram.adapters.embeddings.assets import fetch
+
+    source = ROOT / "layers"
+    layers_dir = layers_dir or source
+    engine_layer = layers_dir / "engram"
+    fetch()  # the model files the engine layer ships
+    if layers_dir.resolve() != source.resolve():
+        target = engine_layer / "engram"
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(source / "engram" / "engram", target, ignore=_IGNORED)
+    written = [engine_layer / "requirements.txt"]
+    written[0].write_text(layer_requirements())
+    for extra in ("transformers", "qdrant"):
+        path = layers_dir / extra / "requirements.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(layer_requirements(extra))
+        written.append(path)
+    target = engine_layer / "shared"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(
+        ROOT / "shared", target, ignore=shutil.ignore_patterns("__pycache__", "devtools")
+    )
+    return [*written, target]

@@ -1,0 +1,86 @@
+"""The libSQL search repository: its query plans and its pruning of common terms."""
+
+import pytest
+
+from engram.adapters.libsql import SearchRepository
+from engram.models import MemoryCreate, MemoryQuery, MemorySettingsUpdate, OwnerFilter
+
+
+def add(engine, content, owner="k1", **kw):
+    return engine.memories.create(MemoryCreate(api_key_id=owner, content=content, **kw))
+
+
+@pytest.fixture
+def search(db):
+    return SearchRepository(db)
+
+
+def first_sql(db, action):
+    """The first statement ``action`` runs on ``db``, with its parameters."""
+    captured = []
+    query = db.query
+
+    def spy(sql, params=()):
+        captured.append((sql, list(params)))
+        return query(sql, params)
+
+    db.query = spy
+    try:
+        action()
+    finally:
+        db.query = query
+    return captured[0]
+
+
+def plan_of(db, sql, params):
+    return [row["detail"] for row in db.query("EXPLAIN QUERY PLAN " + sql, params)]
+
+
+def test_keyword_search_drives_from_the_fts_index(search, db):
+    """The plan, not the clock: the FTS scan must be the outer loop of the join.
+
+    With the owner index outside, the full-text query runs once per memory of the
+    key (seconds at 10k memories); see bench/engine_bench.py.
+    """
+    sql, params = first_sql(db, lambda: search.keyword_search("x", OwnerFilter(("k1",)), 1, 0, 20))
+    plan = plan_of(db, sql, params)
+    assert plan[0].startswith("SCAN memory_fts VIRTUAL TABLE"), plan
+    assert "INTEGER PRIMARY KEY" in plan[1], plan
+
+
+def test_terms_in_half_the_memories_are_not_searched(engine, search):
+    for i in range(10):
+        add(engine, f"Caroline mentioned item{i}", key=f"k{i}")
+    add(engine, "Caroline adopted a kitten", key="cat")
+    assert search.selective_terms(["caroline", "kitten"]) == ["kitten"]
+    assert search.selective_terms(["caroline"]) == ["caroline"]  # never empties the query
+    assert search.selective_terms(["carolines", "item3"]) == ["item3"]  # stems are compared
+    assert search.selective_terms(["unseen", "kitten"]) == ["unseen", "kitten"]
+
+
+def test_pruning_common_terms_keeps_the_ranking(engine, db, search):
+    engine.settings.update(MemorySettingsUpdate(static_enabled=False))
+    for i in range(12):
+        add(engine, f"Melanie talked about pottery class {i}", key=f"p{i}")
+    add(engine, "Melanie went camping with family", key="camp")
+    add(engine, "Melanie camping camping by the lake", key="lake")
+    who = OwnerFilter(("k1",))
+    pruned = search.keyword_search("Melanie camping", who, 10**13, 0, 20)
+    full = SearchRepository(db, prune=False).keyword_search("Melanie camping", who, 10**13, 0, 20)
+    assert len(full) == 14 and len(pruned) == 2
+    matched = [m.content for m, _ in full if "camping" in m.content]
+    assert [m.content for m, _ in pruned] == matched  # same order for each rare-term match
+
+
+def test_loading_memories_by_id_drives_from_the_id_index(engine, db, search):
+    for i in range(50):
+        add(engine, f"fact {i}", key=f"k{i}")
+    ids = [m.id for m in engine.memories.list_page(MemoryQuery(limit=10)).data]
+    found = []
+    sql, params = first_sql(
+        db,
+        lambda: found.extend(search.get_many(ids, OwnerFilter(("k1",)), engine.now_ms(), 0)),
+    )
+    assert {m.id for m in found} == set(ids)
+    plan = plan_of(db, sql, params)
+    assert "(id=?)" in plan[0], plan

@@ -1,0 +1,213 @@
+"""template.yaml and the code agree: handlers, routes, queues, layers, sizes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shared.devtools.lambda_local import build_layer, layer_requirements
+from shared.devtools.template import ROOT, load_template
+from tests.support.lambda_support import load_function
+
+TEMPLATE = load_template()
+FUNCTIONS = TEMPLATE.functions()
+LAMBDA_LIMIT = 250 * 1024 * 1024  # unzipped function + layers
+
+
+@pytest.fixture(scope="module")
+def layers(tmp_path_factory):
+    """The layers as `engram build-layer` prepares them, built away from the checkout."""
+    target = tmp_path_factory.mktemp("layers")
+    build_layer(target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def layer(layers):
+    return layers / "engram"
+
+
+def test_the_layer_is_built_without_touching_the_checkout(layers):
+    checkout = ROOT / "layers"
+    assert not (checkout / "engram" / "shared").exists()
+    assert (layers / "engram" / "engram" / "wiring.py").is_file()
+    assert (layers / "engram" / "shared" / "http" / "app.py").is_file()
+    assert not (layers / "engram" / "shared" / "devtools").exists()  # tooling stays out
+
+
+def test_every_function_folder_is_deployed_and_every_function_exists():
+    folders = {p.name for p in (ROOT / "functions").iterdir() if (p / "app.py").exists()}
+    assert {f.code_uri.name for f in FUNCTIONS.values()} == folders
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_handlers_import_from_their_code_uri_with_the_layer_on_the_path(logical_id, layer):
+    function = FUNCTIONS[logical_id]
+    module, attribute = function.handler.rsplit(".", 1)
+    code = (
+        f"import {module}, shared, engram;"
+        f"assert callable({module}.{attribute});"
+        f"print({module}.__file__, shared.__file__, engram.__file__)"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{function.code_uri}{os.pathsep}{layer}"}
+    env["ENGRAM_DB_URL"] = "file:/tmp/engram-import-check.db"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd="/", env=env, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    handler_file, shared_file, engram_file = out.stdout.split()
+    assert Path(handler_file).parent == function.code_uri
+    assert Path(shared_file).is_relative_to(layer)  # the glue comes from the layer
+    assert Path(engram_file).is_relative_to(layer)
+
+
+@pytest.mark.parametrize("logical_id", sorted(i for i, f in FUNCTIONS.items() if f.routes))
+def test_http_routes_match_the_app_both_ways(logical_id):
+    function = FUNCTIONS[logical_id]
+    app = load_function(function.code_uri.name).app
+    served = {
+        (method.upper(), path)
+        for path, operations in app.openapi()["paths"].items()
+        for method in operations
+    }
+    assert function.routes == served
+
+
+def test_no_two_functions_claim_a_route():
+    routes = [r for f in FUNCTIONS.values() for r in f.routes]
+    assert len(routes) == len(set(routes))
+
+
+def test_queue_visibility_is_six_times_the_consumer_timeout():
+    for function in FUNCTIONS.values():
+        for queue in function.queues:
+            properties = TEMPLATE.resources[queue]["Properties"]
+            assert properties["VisibilityTimeout"] >= 6 * function.timeout, queue
+            assert properties["RedrivePolicy"]["maxReceiveCount"] >= 1
+
+
+def test_layer_requirements_are_generated_from_pyproject(layers):
+    """The requirements sam build reads are in the checkout: they must not drift."""
+    for folder, extra in (("engram", None), ("transformers", "transformers"), ("qdrant", "qdrant")):
+        expected = layer_requirements(extra)
+        assert (ROOT / "layers" / folder / "requirements.txt").read_text() == expected
+        assert (layers / folder / "requirements.txt").read_text() == expected
+
+
+def test_engram_invoke_runs_a_function_as_lambda_would(tmp_path):
+    env_file = tmp_path / "env.json"
+    env_file.write_text(
+        json.dumps(
+            {
+                "MemoryApiFunction": {
+                    "ENGRAM_DB_URL": f"file:{tmp_path}/invoke.db",
+                    "ENGRAM_ADMIN_TOKEN": "test-admin-token",
+                }
+            }
+        )
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shared.devtools.cli",
+            "invoke",
+            "MemoryApiFunction",
+            "--event",
+            str(ROOT / "events" / "memory_api_health.json"),
+            "--env-vars",
+            str(env_file),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    response = json.loads(out.stdout[out.stdout.rindex("\n{") :])
+    assert response["statusCode"] == 200
+    assert json.loads(response["body"])["working"] is True
+    missing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shared.devtools.cli",
+            "invoke",
+            "NoSuchFunction",
+            "--event",
+            str(env_file),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 2 and "MemoryApiFunction" in missing.stderr
+
+
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+@pytest.mark.slow
+def test_layer_plus_the_largest_function_fits_lambda(layers, layer, tmp_path):
+    """Installs each layer's requirements as sam build would for python3.12/x86_64
+    (manylinux wheels from PyPI) and adds the engine layer's own files."""
+
+    def install(requirements: Path, into: Path, *extra: str) -> int:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--no-compile",
+                "--target",
+                str(into),
+                "--platform",
+                "manylinux2014_x86_64",
+                "--platform",
+                "manylinux_2_28_x86_64",
+                "--python-version",
+                "3.12",
+                "--implementation",
+                "cp",
+                "--only-binary=:all:",
+                *extra,
+                "-r",
+                str(requirements),
+            ],
+            check=True,
+        )
+        return _size(into)
+
+    dependencies = install(layer / "requirements.txt", tmp_path / "engine")
+    own = _size(layer / "engram") + _size(layer / "shared")
+    largest_function = max(_size(f.code_uri) for f in FUNCTIONS.values())
+    optional = install(  # as layers/transformers/Makefile does
+        layers / "transformers" / "requirements.txt",
+        tmp_path / "transformers",
+        "--no-deps",
+    )
+    with_qdrant = install(  # as layers/qdrant/Makefile does
+        layers / "qdrant" / "requirements.txt", tmp_path / "qdrant", "--no-deps"
+    )
+    total = dependencies + own + largest_function
+    print(
+        f"\nwith the qdrant layer ({with_qdrant / 2**20:.1f} MiB)"
+        f" {(total + with_qdrant) / 2**20:.1f} MiB of 250"
+    )
+    assert total + with_qdrant < LAMBDA_LIMIT
+    print(
+        f"\nengine layer: dependencies {dependencies / 2**20:.1f} MiB + engine, glue and models"
+        f" {own / 2**20:.1f} MiB; largest function {largest_function / 1024:.1f} KiB;"
+        f" total {total / 2**20:.1f} MiB; with the transformers layer"
+        f" ({optional / 2**20:.1f} MiB) {(total + optional) / 2**20:.1f} MiB of 250"
+    )
+    assert total + optional < LAMBDA_LIMIT

@@ -1,0 +1,52 @@
+from engram import MemorySettings, MemorySettingsUpdate
+from engram.adapters.libsql import SettingsDocumentsRepository
+from engram.models import Strategy
+from engram.settings import SettingsStore
+
+
+def store_over(db, **options):
+    """Another process's settings store over the same database."""
+    return SettingsStore(SettingsDocumentsRepository(db), db, lambda: 2, **options)
+
+
+class Ticker:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_defaults_until_something_is_stored(engine):
+    assert engine.settings.get() == MemorySettings()
+
+
+def test_updates_persist_and_merge(engine, db):
+    engine.settings.update(MemorySettingsUpdate(enabled=True, max_tokens=500))
+    engine.settings.update(MemorySettingsUpdate(strategy="recent"))
+    fresh = store_over(db)
+    stored = fresh.get()
+    assert (stored.enabled, stored.max_tokens, stored.strategy) == (True, 500, Strategy.EXACT)
+    assert stored.retention_days == 30
+
+
+def test_cached_in_process_and_invalidated_on_write(engine, db):
+    ticker = Ticker()
+    reader = store_over(db, ttl_s=10, monotonic=ticker)
+    assert reader.get().enabled is False
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    assert reader.get().enabled is False  # another process's cache, still fresh
+    ticker.t = 11
+    assert reader.get().enabled is True  # the TTL bounds staleness
+    reader.update(MemorySettingsUpdate(max_tokens=7))
+    assert reader.get().max_tokens == 7  # own writes are visible at once
+    reader.invalidate()
+    assert reader.get().max_tokens == 7
+
+
+def test_an_unreadable_row_falls_back_to_defaults(engine, db):
+    db.execute("INSERT INTO settings (namespace, value, updated_at) VALUES ('memory', '[1,2]', 0)")
+    engine.settings.invalidate()
+    assert engine.settings.get() == MemorySettings()
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    assert engine.settings.get().enabled is True

@@ -1,0 +1,239 @@
+"""Vectors in libSQL: lazy embedding, signatures, quantization, reindex, the index."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engram import Config, MemorySettingsUpdate, open_engine
+from engram.models import (
+    EmbeddingJob,
+    MemoryCreate,
+    MemoryQuery,
+    MemoryUpdate,
+    OwnerFilter,
+    RetrievalRequest,
+    Strategy,
+)
+from tests.support.upstream_stub import StubUpstream
+
+FACTS = [
+    ("pet", "My cat is named Biscuit and she hates baths"),
+    ("lang", "I write most of my code in TypeScript"),
+    ("food", "Sushi is my favourite dinner on Fridays"),
+    ("db", "We picked Postgres as the project database"),
+]
+
+
+def seed(engine, owner="k1", session=None):
+    return [
+        engine.memories.create(MemoryCreate(api_key_id=owner, key=k, content=c, session_id=session))
+        for k, c in FACTS
+    ]
+
+
+def ask(engine, query, owner="k1", **kw):
+    return engine.retrieval.retrieve(owner, RetrievalRequest(query=query, **kw))
+
+
+def dense(engine, query, who):
+    """The vector scores retrieval would use for ``query``."""
+    return engine.vectors.dense(query, who, engine.now_ms(), 0).scores
+
+
+def allowed(dense):
+    """The ids a dense result may return (the others score -inf)."""
+    return [i for i, sim in zip(dense.ids, dense.sims, strict=True) if np.isfinite(sim)]
+
+
+def pending(db):
+    return db.scalar("SELECT count(*) FROM memories WHERE needs_reindex = 1")
+
+
+def blob_lengths(db):
+    return {r["n"] for r in db.query("SELECT length(embedding) AS n FROM memories")}
+
+
+def test_retrieval_embeds_missing_vectors_lazily(engine, db):
+    seed(engine)
+    assert pending(db) == 4
+    result = ask(engine, "What food do I like for dinner?", strategy=Strategy.SEMANTIC)
+    assert pending(db) == 0
+    assert blob_lengths(db) == {256 * 4}
+    assert result.resolution.embedding_source == "static"
+    assert result.resolution.vector_store == "libsql"
+    assert result.results[0].key == "food"  # no keyword overlap needed
+    assert result.results[0].tier == "vector"
+    signature = engine.vectors.rows.meta().signature
+    assert signature == "static:potion-base-8M:256"
+
+
+def test_hybrid_fuses_and_reports_both_scores(engine):
+    seed(engine)
+    result = ask(engine, "What is my cat called?", strategy=Strategy.HYBRID)
+    top = result.results[0]
+    assert top.key == "pet"
+    assert top.tier == "hybrid"
+    assert top.fts_score > 0
+    assert 0 < top.vec_score <= 1
+
+
+def test_updating_content_re_embeds_and_deleting_drops_the_vector(engine, db):
+    memories = seed(engine)
+    ask(engine, "warm up")
+    before = db.scalar("SELECT embedding FROM memories WHERE key = 'db'")
+    engine.memories.update(memories[3].id, MemoryUpdate(content="We moved to SQLite"))
+    assert pending(db) == 1
+    ask(engine, "warm up again")
+    after = db.scalar("SELECT embedding FROM memories WHERE key = 'db'")
+    assert after != before
+    engine.memories.delete(memories[0].id)
+    scores = dense(engine, "cat", OwnerFilter(("k1",)))
+    assert memories[0].id not in allowed(scores)
+    assert len(allowed(scores)) == 3
+
+
+def test_a_changed_embedder_marks_everything_for_reindex(engine, db):
+    seed(engine)
+    ask(engine, "warm up")
+    engine.settings.update(MemorySettingsUpdate(static_enabled=False, transformers_enabled=True))
+    result = engine.vectors.reindex(max_seconds=30)
+    assert result.started and result.pending == 0 and result.processed == 4
+    assert engine.vectors.rows.meta().signature == "transformers:all-MiniLM-L6-v2:384"
+    assert blob_lengths(db) == {384 * 4}
+    assert ask(engine, "what is my cat called?").resolution.embedding_source == "transformers"
+
+
+def test_int8_quantization_is_part_of_the_signature(db_path, clock, db):
+    def open_with(quantization):
+        config = Config(db_url=f"file:{db_path}", vec_quantization=quantization)
+        return open_engine(config, clock=clock, jobs="manual")
+
+    first = open_with("none")
+    seed(first)
+    first.vectors.reindex()
+    assert blob_lengths(db) == {1024}
+    float_top = [r.key for r in ask(first, "favourite dinner", strategy=Strategy.SEMANTIC).results]
+    first.close()
+
+    second = open_with("int8")
+    result = second.vectors.reindex()  # the signature changed: everything is re-embedded
+    assert result.processed == 4
+    assert second.vectors.rows.meta().signature == "static:potion-base-8M:256:int8"
+    assert blob_lengths(db) == {267}  # ~4x smaller: 256 bytes + scale, shift, type
+    int8_top = [r.key for r in ask(second, "favourite dinner", strategy=Strategy.SEMANTIC).results]
+    assert int8_top[0] == float_top[0] == "food"
+    second.close()
+
+
+def test_force_reindex_and_progress_in_engine_status(engine):
+    seed(engine)
+    engine.vectors.reindex()
+    assert engine.status.report().vector_store.pending_reindex == 0
+    engine.vectors.rows.mark_all_pending()
+    status = engine.status.report().vector_store
+    assert (status.pending_reindex, status.total_memories) == (4, 4)
+    result = engine.vectors.reindex(force=True)
+    assert (result.processed, result.pending) == (4, 0)
+
+
+def test_the_index_of_one_process_follows_writes_of_another(engine, config, clock):
+    seed(engine)
+    ask(engine, "warm up")
+    other = open_engine(config, clock=clock, jobs="manual")  # its own in-memory index
+    who = OwnerFilter(("k1",))
+    assert len(allowed(dense(other, "x", who))) == 4
+    added = engine.memories.create(MemoryCreate(api_key_id="k1", content="I play the cello"))
+    engine.vectors.reindex()
+    gone = engine.memories.list_page(MemoryQuery()).data[-1]
+    engine.memories.delete(gone.id)
+    ids = allowed(dense(other, "x", who))
+    assert added.id in ids and gone.id not in ids and len(ids) == 4
+    other.close()
+
+
+def test_the_vector_tier_respects_owners_sessions_and_expiry(engine, clock):
+    seed(engine, "alice", session="s1")
+    seed(engine, "bob")
+    from datetime import timedelta
+
+    engine.memories.create(
+        MemoryCreate(api_key_id="alice", content="temporary", expires_at=clock.now + timedelta(1))
+    )
+    alice = dense(engine, "cat", OwnerFilter(("alice",)))
+    bob_ids = {m.id for m in engine.memories.list_page(MemoryQuery(api_key_id="bob")).data}
+    assert len(allowed(alice)) == 5 and not bob_ids & set(alice.ids)
+    assert len(allowed(dense(engine, "cat", OwnerFilter(("alice",), "s1")))) == 4
+    clock.advance(days=2)
+    assert len(allowed(dense(engine, "cat", OwnerFilter(("alice",))))) == 4
+
+
+def test_no_embedder_degrades_to_keywords_without_error(tmp_path, engine, db):
+    seed(engine)
+    config = Config(db_url=engine.config.db_url, static_cache_dir=tmp_path)
+    broken = open_engine(config, jobs="manual", database=db)
+    result = broken.retrieval.retrieve("k1", RetrievalRequest(query="cat Biscuit"))
+    assert result.results[0].key == "pet"
+    assert result.resolution.vector_store is None
+    assert result.resolution.fallback is True
+    assert "model files missing" in result.resolution.reason
+
+
+def test_a_failing_remote_embedder_degrades_to_keywords(engine, db):
+    seed(engine)
+    with StubUpstream() as stub:
+        remote = open_engine(
+            Config(db_url=engine.config.db_url, upstream_base_url=stub.url, upstream_api_key="sk"),
+            jobs="manual",
+            database=db,
+        )
+        remote.settings.update(
+            MemorySettingsUpdate(custom_model_id="emb", embedding_source="remote")
+        )
+        stub.embedding_statuses = [500] * 10
+        result = remote.retrieval.retrieve("k1", RetrievalRequest(query="cat Biscuit"))
+        assert result.results[0].key == "pet"
+        assert "failed" in result.resolution.reason
+        stub.embedding_statuses = []
+        healthy = remote.retrieval.retrieve("k1", RetrievalRequest(query="cat Biscuit"))
+        assert healthy.resolution.embedding_source == "remote"
+        assert remote.vectors.rows.meta().signature == "remote:emb:8"
+
+
+def test_embedding_jobs_are_idempotent(engine):
+    memories = seed(engine)
+    job = EmbeddingJob(api_key_id="k1", memory_ids=[m.id for m in memories], request_id="r.embed")
+    assert engine.jobs.embedding(job) == 4
+    assert engine.jobs.embedding(job) == 0  # nothing left to do
+
+
+def test_speakers_named_in_the_query_are_boosted(engine):
+    for i, (speaker, text) in enumerate(
+        [
+            ("Melanie", "Caroline, what have you been reading lately?"),
+            ("Caroline", "I have been reading about adoption agencies"),
+            ("Melanie", "I have been reading about pottery"),
+        ]
+    ):
+        engine.memories.create(
+            MemoryCreate(
+                api_key_id="k1",
+                key=f"t{i}",
+                content=text,
+                session_id="s",
+                metadata={"speaker": speaker},
+            )
+        )
+    top = ask(engine, "What has Caroline been reading about?", strategy=Strategy.HYBRID)
+    assert top.results[0].key == "t1"
+
+
+@pytest.mark.parametrize("dim", [3, 256, 384])
+def test_libsql_f8_decoding_matches_libsql(dim, engine, db):
+    from engram.adapters.libsql.encoding import decode
+
+    vector = np.random.default_rng(dim).standard_normal(dim).astype(np.float32)
+    blob = db.scalar("SELECT vector8(?)", (vector.tobytes(),))
+    assert np.abs(decode(blob, dim) - vector).max() < 0.02
+    assert np.array_equal(decode(db.scalar("SELECT vector32(?)", (vector.tobytes(),)), dim), vector)
+    assert decode(b"\x00" * 7, dim) is None

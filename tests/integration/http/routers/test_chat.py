@@ -1,0 +1,315 @@
+"""The chat proxy end to end, against a real upstream server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from engram import Config, MemorySettingsUpdate, open_engine
+from engram.models import ApiKeyCreate, MemoryQuery
+from shared.http import create_app
+from tests.support.http import ADMIN_TOKEN
+from tests.support.lambda_support import live_server
+from tests.support.upstream_stub import StubUpstream
+
+FACTS = "I prefer TypeScript. I'll use Postgres for this project."
+
+
+@pytest.fixture
+def stub():
+    with StubUpstream() as upstream:
+        yield upstream
+
+
+@pytest.fixture
+def config(config, stub):
+    """The engine of these tests forwards to the stub upstream."""
+    return config.model_copy(
+        update={
+            "upstream_base_url": stub.url,
+            "upstream_api_key": SecretStr("upstream-secret"),
+            "upstream_timeout_s": 5.0,
+        }
+    )
+
+
+@pytest.fixture
+def jobs(engine):
+    """The extraction queue, held until the test drains it."""
+    return engine.queues.extraction
+
+
+def make_app(engine):
+    config = Config(db_url=engine.config.db_url, admin_token=SecretStr(ADMIN_TOKEN))
+    return create_app(config=config, engine=lambda: engine)
+
+
+@pytest.fixture
+def engine_with(engine, db):
+    """Another engine on the same database, with other upstream settings."""
+    opened = []
+
+    def build(**changes):
+        config = engine.config.model_copy(update=changes)
+        other = open_engine(config, clock=engine.clock, jobs="manual", database=db)
+        opened.append(other)
+        return other
+
+    yield build
+    for other in opened:
+        other.close()
+
+
+@pytest.fixture
+def key(engine):
+    return engine.keys.create(ApiKeyCreate(name="chat"))
+
+
+@pytest.fixture
+def chat(engine, jobs, stub, key):
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    app = make_app(engine)
+    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
+        yield client
+
+
+def ask(client, text, model="gpt-4o", headers=None, **extra):
+    body = {"model": model, "messages": [{"role": "user", "content": text}], **extra}
+    return client.post("/v1/chat/completions", json=body, headers=headers or {})
+
+
+def keys_of(engine, owner):
+    return {m.key for m in engine.memories.list_page(MemoryQuery(api_key_id=owner)).data}
+
+
+def test_remembers_across_requests(chat, stub, jobs, engine, key):
+    first = ask(chat, FACTS)
+    assert first.status_code == 200
+    assert first.json()["choices"][0]["message"]["content"] == stub.reply
+    assert stub.requests[0]["json"]["messages"] == [{"role": "user", "content": FACTS}]
+    assert stub.requests[0]["headers"]["Authorization"] == "Bearer upstream-secret"
+    assert jobs.drain() == 1
+    assert keys_of(engine, key.id) == {
+        "preference:typescript",
+        "decision:postgres_for_this_project",
+    }
+
+    second = ask(chat, "Which database should I use?")
+    assert second.status_code == 200
+    assert second.headers["x-engram-memories"] == "2"
+    sent = stub.requests[1]["json"]["messages"]
+    assert sent[0]["role"] == "system"
+    lines = sent[0]["content"].split("\n")
+    assert lines[0] == "Memory context:"
+    assert set(lines[1:]) == {"- preference: TypeScript", "- decision: Postgres for this project"}
+    assert sent[1] == {"role": "user", "content": "Which database should I use?"}
+
+
+def test_o1_models_get_the_memories_as_the_first_user_message(chat, stub, jobs):
+    ask(chat, FACTS)
+    jobs.drain()
+    ask(chat, "Which database?", model="o1-mini")
+    sent = stub.requests[-1]["json"]["messages"]
+    assert sent[0]["role"] == "user"
+    assert sent[0]["content"].startswith("Memory context:")
+    assert all(m["role"] != "system" for m in sent)
+
+
+def test_opting_out_skips_retrieval_injection_and_extraction(chat, stub, jobs, engine, key):
+    ask(chat, FACTS)
+    jobs.drain()
+    retrievals = engine.memories.stats(key.id).retrievals
+    for value in ("true", "1", "YES"):
+        response = ask(chat, "I prefer Rust now.", headers={"x-engram-no-memory": value})
+        assert response.status_code == 200
+        assert stub.requests[-1]["json"]["messages"] == [
+            {"role": "user", "content": "I prefer Rust now."}
+        ]
+        assert response.headers["x-engram-memories"] == "0"
+    assert jobs.pending == 0
+    assert engine.memories.stats(key.id).retrievals == retrievals
+    assert "preference:rust_now" not in keys_of(engine, key.id)
+
+
+def test_memory_off_forwards_untouched(chat, stub, jobs, engine, key):
+    engine.settings.update(MemorySettingsUpdate(enabled=False))
+    ask(chat, FACTS)
+    assert jobs.pending == 0
+    assert stub.requests[-1]["json"]["messages"] == [{"role": "user", "content": FACTS}]
+
+
+def test_streams_pass_through_and_extraction_follows_the_end(chat, stub, jobs, engine, key):
+    with chat.stream(
+        "POST",
+        "/v1/chat/completions",
+        json={"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": FACTS}]},
+    ) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        raw = b"".join(response.iter_bytes())
+    assert raw == b"".join(stub.chunks("gpt-4o"))
+    assert jobs.pending == 1
+    jobs.drain()
+    assert "preference:typescript" in keys_of(engine, key.id)
+
+
+def test_the_local_server_relays_stream_chunks_as_they_arrive(engine, jobs, stub, key):
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    stub.gate = threading.Event()  # the stub holds the rest until we saw the first chunk
+    app = make_app(engine)
+    with live_server(app) as base, httpx.Client(timeout=10) as client:
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+        headers = {"Authorization": f"Bearer {key.secret}"}
+        with client.stream("POST", f"{base}/v1/chat/completions", json=body, headers=headers) as r:
+            chunks = r.iter_raw()
+            first = next(chunks)
+            assert first.startswith(b"data: ") and b"Noted" in first
+            assert jobs.pending == 0  # the stream has not ended yet
+            stub.gate.set()
+            rest = b"".join(chunks)
+    assert rest.endswith(b"data: [DONE]\n\n")
+    assert jobs.pending == 1
+
+
+def test_upstream_errors_pass_through_and_nothing_is_extracted(chat, stub, jobs):
+    stub.mode = "fail"
+    response = ask(chat, FACTS)
+    assert response.status_code == 500
+    assert response.json() == {"error": {"message": "upstream exploded", "type": "server_error"}}
+    assert jobs.pending == 0
+
+
+def closed_port_url():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_unreachable_upstream_is_502(engine_with, key):
+    app = make_app(engine_with(upstream_base_url=closed_port_url()))
+    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
+        response = ask(client, "hello")
+    assert response.status_code == 502
+    assert response.json()["error"]["type"] == "upstream_error"
+
+
+def test_slow_upstream_is_504(engine_with, stub, key):
+    stub.mode, stub.hang_s = "hang", 3
+    app = make_app(engine_with(upstream_timeout_s=0.5))
+    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
+        response = ask(client, "hello")
+    assert response.status_code == 504
+    assert response.json()["error"]["type"] == "upstream_timeout"
+
+
+def test_no_upstream_configured_is_503(engine_with, key):
+    app = make_app(engine_with(upstream_base_url=None))
+    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
+        response = ask(client, "hello")
+    assert response.status_code == 503
+    assert "ENGRAM_UPSTREAM_BASE_URL" in response.json()["error"]["message"]
+
+
+def test_a_broken_memory_store_never_fails_the_chat(chat, stub, jobs, engine, caplog, db):
+    ask(chat, FACTS)  # authenticates (and caches the key) while storage works
+    jobs.drain()
+    for trigger in ("memory_fts_ai", "memory_fts_ad", "memory_fts_au"):
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP TABLE memories")
+    with caplog.at_level(logging.WARNING):
+        response = ask(chat, "I prefer Vim. Which database?")
+        assert response.status_code == 200
+        assert response.headers["x-engram-memories"] == "0"
+        assert stub.requests[-1]["json"]["messages"] == [
+            {"role": "user", "content": "I prefer Vim. Which database?"}
+        ]
+        jobs.drain()  # the extraction fails in the background, logged
+    messages = " ".join(r.getMessage() for r in caplog.records)
+    assert "retrieval failed" in messages
+    assert "background extraction job" in messages and "failed" in messages
+
+
+@pytest.mark.parametrize(
+    "authorization", [None, "Bearer ", "Bearer egm_not_a_key", "Basic abc", "Bearer key_x"]
+)
+def test_chat_needs_a_valid_api_key(engine, stub, authorization):
+    app = make_app(engine)
+    headers = {"Authorization": authorization} if authorization else {}
+    with TestClient(app) as client:
+        response = ask(client, "hello", headers=headers)
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "invalid_api_key"
+    assert stub.requests == []
+
+
+def test_revoked_keys_stop_working(chat, engine, key):
+    assert ask(chat, "hello").status_code == 200
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    assert chat.delete(f"/api/keys/{key.id}", headers=admin).status_code == 200
+    assert ask(chat, "hello").status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ("not json", 400, None),  # malformed JSON is 400 on every route
+        ('["a list"]', 422, None),
+        ('{"model": "m"}', 422, "messages"),
+        ('{"model": "m", "messages": []}', 422, "messages"),
+        ('{"messages": [{"role": "user", "content": "x"}]}', 422, "model"),
+    ],
+)
+def test_bad_chat_bodies_are_4xx(chat, stub, body, status, field):
+    response = chat.post(
+        "/v1/chat/completions", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == status
+    assert response.json()["error"]["param"] == field
+    assert stub.requests == []
+
+
+def test_bad_session_header_is_422(chat, stub):
+    response = ask(chat, "hello", headers={"x-engram-session-id": "x" * 200})
+    assert response.status_code == 422
+    assert response.json()["error"]["param"] == "x-engram-session-id"
+
+
+def test_session_header_scopes_the_stored_memories(chat, jobs, engine, key):
+    ask(chat, FACTS, headers={"x-engram-session-id": "conv-1"})
+    jobs.drain()
+    stored = engine.memories.list_page(MemoryQuery(api_key_id=key.id)).data
+    assert {m.session_id for m in stored} == {"conv-1"}
+
+
+def test_models_are_passed_through(chat):
+    response = chat.get("/v1/models")
+    assert response.status_code == 200
+    assert response.json()["data"] == [{"id": "stub-model"}]
+
+
+def test_provider_resolution():
+    from engram.chat import resolve_provider
+
+    assert resolve_provider("glm/glm-4.5") == "glm"
+    assert resolve_provider("o1-2024-12-17") == "o1"
+    assert resolve_provider("o1") == "o1"
+    assert resolve_provider("o1x") is None
+    assert resolve_provider("gpt-4o") is None
+    assert resolve_provider("gpt-4o", configured="Qianfan") == "qianfan"
+
+
+def test_job_text_has_the_question_and_the_answer(chat, stub, jobs, engine):
+    captured = []
+    jobs._handle = captured.append  # observe the job itself instead of processing it
+    ask(chat, "I prefer tabs.")
+    jobs.drain()
+    assert captured[0].text == f"I prefer tabs.\n{stub.reply}"
+    assert json.loads(captured[0].model_dump_json())["requestId"].startswith("chat-")

@@ -1,0 +1,2 @@
+"""What tests share besides fixtures: real stand-ins (an upstream LLM server), Lambda
+plumbing, constants."""
