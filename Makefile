@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install serve test lint typecheck unit bench clean
+.PHONY: install serve test lint typecheck unit reliability bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# Schemathesis over the OpenAPI, Hypothesis property sequences, injected faults, a soak.
+reliability: $(STAMP)
+	$(BIN)/pytest tests/reliability -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine_bench.py

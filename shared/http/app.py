@@ -11,15 +11,19 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from importlib.metadata import PackageNotFoundError, version
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request, Response
+from pydantic import BaseModel
 
 from engram import Config, Engine, build_engine, load_config
+from engram.models import MemoryImport
 
 from ..observability import logger
-from .errors import install_error_handlers
+from .errors import install_error_handlers, internal_error
+from .limits import BodyLimits
 from .routers import ORDER, ROUTERS
+from .routers.bulk import MAX_IMPORT_BYTES
 
 __all__ = ["create_app"]
 
@@ -76,7 +80,10 @@ def create_app(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         started = time.perf_counter()
-        response = await call_next(request)
+        try:
+            response = await call_next(request)
+        except Exception as exc:  # a bug: answered here, logged without its message
+            response = internal_error(request.url.path, exc)
         # Method, route and status only: never bodies, queries or headers (secrets, memories).
         logger.info(
             "request",
@@ -89,7 +96,37 @@ def create_app(
         )
         return response
 
+    # Outermost: bodies are bounded before routing, authentication or parsing.
+    app.add_middleware(
+        BodyLimits,
+        max_bytes=config.max_body_bytes,
+        paths={
+            "/v1/chat/completions": config.max_chat_body_bytes,
+            "/api/memory/import": MAX_IMPORT_BYTES,
+        },
+        max_depth=config.max_json_depth,
+    )
     for name in ORDER:  # fixed paths before /api/memory/{id}
         if name in wanted:
             app.include_router(ROUTERS[name])
+    if "bulk" in wanted:
+        _document(app, MemoryImport)  # the import's items, read by hand (NDJSON too)
     return app
+
+
+def _document(app: FastAPI, *models: type[BaseModel]) -> None:
+    """Add models no route signature names to the OpenAPI components."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            for model in models:
+                found = model.model_json_schema(ref_template="#/components/schemas/{model}")
+                for name, definition in found.pop("$defs", {}).items():
+                    components.setdefault(name, definition)
+                components[model.__name__] = found
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -23,7 +23,11 @@ from .deps import get_engine
 __all__ = ["KEY_CACHE_TTL_S", "ApiKeyDep", "forget_key", "require_api_key"]
 
 KEY_CACHE_TTL_S = 30
-_bearer = HTTPBearer(auto_error=False, description="An Engram API key (POST /api/keys)")
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="ApiKey",
+    description="An Engram API key (POST /api/keys): the chat proxy's credential",
+)
 _cache: TTLCache[str, ApiKey] = TTLCache(maxsize=10_000, ttl=KEY_CACHE_TTL_S)
 _lock = threading.Lock()
 

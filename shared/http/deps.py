@@ -15,7 +15,11 @@ from engram import AuthenticationError, Config, Engine
 
 __all__ = ["AdminAuth", "ConfigDep", "EngineDep", "get_config", "get_engine", "require_admin"]
 
-_bearer = HTTPBearer(auto_error=False, description="ENGRAM_ADMIN_TOKEN")
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="AdminToken",
+    description="The management API's token (ENGRAM_ADMIN_TOKEN)",
+)
 
 
 def get_engine(request: Request) -> Engine:

@@ -7,6 +7,8 @@ offending field when there is one.
 
 from __future__ import annotations
 
+import re
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,11 +27,12 @@ from engram.errors import (
     UnavailableError,
     UpstreamError,
     UpstreamTimeout,
+    log_safe,
 )
 
 from ..observability import logger
 
-__all__ = ["error_body", "install_error_handlers", "status_for"]
+__all__ = ["error_body", "install_error_handlers", "internal_error", "status_for"]
 
 # Most specific first: a ConflictError is also an InvalidInputError.
 _STATUS: Sequence[tuple[type[EngramError], int, str]] = (
@@ -67,7 +70,9 @@ async def _engram_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, EngramError)
     status, kind = status_for(exc)
     if status >= 500:
-        logger.exception("request failed", extra={"path": request.url.path})
+        # One line: which failure, where. 503s are expected in an outage (the storage or a
+        # tier is down) and come in bursts, so no traceback per request.
+        logger.warning("request failed", extra={"path": request.url.path, "error": log_safe(exc)})
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     code = "invalid_api_key" if status == 401 else None
     extra = {"details": exc.details} if exc.details is not None else {}
@@ -87,21 +92,42 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(body, 422)
 
 
+def _allowed_methods(request: Request) -> str:
+    """Every method the API documents at this path. (Starlette's 405 names only the first
+    route that matched; FastAPI gives each method of a path its own route.)"""
+    paths: list[tuple[re.Pattern[str], str]] | None = getattr(request.app.state, "allow", None)
+    if paths is None:
+        paths = []
+        for template, operations in request.app.openapi().get("paths", {}).items():
+            pattern = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
+            methods = ", ".join(sorted(m.upper() for m in operations))
+            paths.append((re.compile(f"^{pattern}$"), methods))
+        request.app.state.allow = paths
+    path = request.url.path
+    return next((methods for pattern, methods in paths if pattern.match(path)), "")
+
+
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     kind = "not_found_error" if exc.status_code == 404 else "http_error"
-    return JSONResponse(
-        error_body(str(exc.detail), kind), exc.status_code, headers=getattr(exc, "headers", None)
-    )
+    headers = dict(getattr(exc, "headers", None) or {})
+    if exc.status_code == 405:
+        headers["Allow"] = _allowed_methods(request)
+    return JSONResponse(error_body(str(exc.detail), kind), exc.status_code, headers=headers)
 
 
-async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-    logger.exception("unhandled error", extra={"path": request.url.path})
+def internal_error(path: str, exc: BaseException) -> JSONResponse:
+    """A bug's answer: a bare 500 whose log line names the failure and its frames, never
+    its message (which may quote request content)."""
+    frames = "".join(traceback.format_tb(exc.__traceback__))[-4000:]
+    logger.error("unhandled error", extra={"path": path, "error": log_safe(exc), "frames": frames})
     return JSONResponse(error_body("internal error", "internal_error"), 500)
 
 
 def install_error_handlers(app: FastAPI) -> None:
+    """Engine errors, validation and HTTP errors. Anything else is caught by the app's
+    outermost middleware (``internal_error``): Starlette's own last-resort handler would
+    re-raise it, and the server would log its message and traceback."""
     app.add_exception_handler(EngramError, _engram_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _unexpected)

@@ -2,12 +2,57 @@
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from engram.models import ApiModel, MemoryPage, RetrievalRequest
 from engram.models.common import ApiKeyId
 
-__all__ = ["ImportResult", "MemoryListResponse", "PreviewRequest", "StatsSummary"]
+__all__ = [
+    "MANAGEMENT_ERRORS",
+    "ErrorBody",
+    "ErrorInfo",
+    "ImportResult",
+    "MemoryListResponse",
+    "PreviewRequest",
+    "StatsSummary",
+    "errors",
+]
+
+
+class ErrorInfo(BaseModel):
+    message: str
+    type: str
+    param: str | None = Field(None, description="The offending field, when there is one")
+    code: str | None = None
+    details: list[dict[str, Any]] | None = Field(
+        None, description="Every problem of the request (per item for an import)"
+    )
+
+
+class ErrorBody(BaseModel):
+    """Every error, OpenAI's shape: chat clients and management clients parse one thing."""
+
+    error: ErrorInfo
+
+
+_WHY = {
+    400: "Malformed JSON, or JSON Engram refuses (too deep, NaN, huge numbers, bad Unicode)",
+    401: "Missing or invalid credentials",
+    404: "No such resource (for this owner)",
+    409: "The request conflicts with stored state",
+    413: "The request body is larger than the limit",
+    422: "A field is invalid; `param` names it",
+    502: "The upstream provider could not be reached",
+    503: "Storage or a required tier is unavailable",
+    504: "The upstream provider did not answer in time",
+}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI responses for the error statuses a route can answer."""
+    return {status: {"model": ErrorBody, "description": _WHY[status]} for status in statuses}
 
 
 class StatsSummary(ApiModel):
@@ -32,3 +77,8 @@ class ImportResult(ApiModel):
     received: int
     created: int
     updated: int
+
+
+# What any management route can answer besides its own result: a refused body, bad or
+# missing credentials, an invalid field, storage down.
+MANAGEMENT_ERRORS = errors(400, 401, 413, 422, 503)

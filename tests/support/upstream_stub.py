@@ -1,9 +1,10 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 standing in for the upstream LLM.
 
 It records every request it receives and answers as told: ``ok`` (a completion, or
-Server-Sent Events when the request asks to stream), ``fail`` (HTTP 500) or ``hang``
-(answers after ``hang_s``). A stream can be held after its first chunk until
-``gate`` is set, which lets a test prove the proxy relays chunks as they come.
+Server-Sent Events when the request asks to stream), ``fail`` (HTTP 500), ``hang``
+(answers after ``hang_s``) or ``garbage`` (HTTP 200 whose body is not JSON). A stream
+can be held after its first chunk until ``gate`` is set, which lets a test prove the
+proxy relays chunks as they come.
 Used by the tests and by ``bench/proxy_overhead.py``.
 """
 
@@ -167,6 +168,14 @@ class _Handler(BaseHTTPRequestHandler):
                 for i, t in enumerate(texts)
             ]
             self._send_json(200, {"object": "list", "data": data, "model": body.get("model")})
+            return
+        if stub.mode == "garbage":
+            data = b"<html>upstream gateway page, not JSON</html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
             return
         if stub.mode == "fail":
             self._send_json(

@@ -5,16 +5,34 @@ from engram import MemorySettings, MemorySettingsUpdate
 from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, Strategy
 
 
-def test_content_over_8_kib_is_refused():
-    with pytest.raises(ValidationError, match="content is larger than 8192 bytes"):
-        MemoryCreate(api_key_id="k", content="é" * 4097)  # 8194 bytes in UTF-8
-    assert MemoryCreate(api_key_id="k", content="a" * 8192).content
+def test_content_over_8192_characters_is_refused():
+    with pytest.raises(ValidationError, match="at most 8192 characters"):
+        MemoryCreate(api_key_id="k", content="a" * 8193)
+    assert MemoryCreate(api_key_id="k", content="é" * 8192).content  # characters, not bytes
 
 
 def test_blank_content_is_refused_and_content_is_trimmed():
-    with pytest.raises(ValidationError, match="content must not be empty"):
+    with pytest.raises(ValidationError, match="content must not be blank"):
         MemoryCreate(api_key_id="k", content="   ")
     assert MemoryCreate(api_key_id="k", content="  x  ").content == "x"
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "\ud800", "x\udfff"])
+def test_content_that_cannot_be_stored_whole_is_refused(bad):
+    with pytest.raises(ValidationError):
+        MemoryCreate(api_key_id="k", content=bad)
+
+
+def test_metadata_depth_and_json_are_checked():
+    deep: dict = {}
+    node = deep
+    for _ in range(40):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(ValidationError, match="nested deeper than 32"):
+        MemoryCreate(api_key_id="k", content="x", metadata=deep)
+    with pytest.raises(ValidationError, match="not JSON"):
+        MemoryCreate(api_key_id="k", content="x", metadata={"n": float("nan")})
 
 
 def test_metadata_over_16_kib_is_refused():
@@ -44,7 +62,7 @@ def test_unknown_fields_are_refused_and_camel_case_is_accepted():
 def test_update_needs_a_field_and_refuses_null_content():
     with pytest.raises(ValidationError, match="at least one field"):
         MemoryUpdate()
-    with pytest.raises(ValidationError, match="content cannot be null"):
+    with pytest.raises(ValidationError, match="cannot be null"):
         MemoryUpdate(content=None)
     assert MemoryUpdate(expires_at=None).model_fields_set == {"expires_at"}
 
@@ -71,18 +89,25 @@ def test_settings_defaults_follow_the_spec():
 @pytest.mark.parametrize(
     ("field", "value", "stored"),
     [
-        ("max_tokens", 50_000, 16_000),
-        ("max_tokens", -5, 0),
-        ("retention_days", 0, 1),
-        ("retention_days", 9999, 365),
         ("strategy", "recent", Strategy.EXACT),
         ("strategy", "Semantic", Strategy.SEMANTIC),
         ("strategy", "bogus", Strategy.HYBRID),
         ("vector_store", "sqlite-vec", "libsql"),
+        ("max_tokens", 16_000, 16_000),
+        ("retention_days", 1, 1),
     ],
 )
-def test_settings_are_clamped_and_normalised(field, value, stored):
+def test_settings_are_normalised(field, value, stored):
     assert getattr(MemorySettings.model_validate({field: value}), field) == stored
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("max_tokens", 50_000), ("max_tokens", -5), ("retention_days", 0), ("retention_days", 9999)],
+)
+def test_out_of_range_settings_are_refused_not_clamped(field, value):
+    with pytest.raises(ValidationError):
+        MemorySettingsUpdate.model_validate({field: value})
 
 
 def test_settings_update_refuses_unknown_fields_and_wrong_types():

@@ -2,7 +2,7 @@ import pytest
 from pydantic import ValidationError
 
 from engram import InvalidInputError, MemorySettingsUpdate
-from engram.urlpolicy import check_endpoint_url
+from engram.urlpolicy import check_endpoint_url, resolve_allowed, same_origin
 
 
 @pytest.mark.parametrize(
@@ -31,6 +31,16 @@ def test_accepted_urls(url, normalised):
         ("http://100.100.100.200/latest", "metadata"),
         ("http://metadata.google.internal/computeMetadata/v1", "metadata"),
         ("http://[fe80::1]/", "metadata"),
+        # the same addresses in other spellings
+        ("http://[::ffff:169.254.169.254]/", "metadata"),
+        ("http://[::ffff:a9fe:a9fe]/", "metadata"),
+        ("http://[64:ff9b::a9fe:a9fe]/", "metadata"),
+        ("http://[64:ff9b:1::a9fe:a9fe]/", "metadata"),
+        ("http://[2002:a9fe:a9fe::1]/", "metadata"),
+        ("http://2852039166/", "metadata"),
+        ("http://0xa9fea9fe/", "metadata"),
+        ("http://0251.0376.0251.0376/", "metadata"),
+        ("http://169.254.43518/", "metadata"),
         ("https://", "no host"),
         ("http://example.com:99999/", "not a valid URL"),
     ],
@@ -47,3 +57,34 @@ def test_settings_refuse_an_unsafe_custom_base_url():
     assert MemorySettingsUpdate(custom_base_url="https://x.io/v1/").custom_base_url == (
         "https://x.io/v1"
     )
+
+
+def test_names_are_checked_on_every_address_they_resolve_to(monkeypatch):
+    """A name resolving to a metadata address anywhere in its answer is refused (and the
+    transport connects only to the addresses this returned: no second lookup)."""
+    import socket
+
+    answers = {
+        "good.example": ["93.184.216.34"],
+        "rebind.example": ["93.184.216.34", "169.254.169.254"],
+        "mapped.example": ["::ffff:169.254.169.254"],
+    }
+
+    def fake_getaddrinfo(host, port, *args, **kwargs):
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port)) for a in answers[host]]
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake_getaddrinfo)
+    assert resolve_allowed("good.example", 443) == ["93.184.216.34"]
+    for host in ("rebind.example", "mapped.example"):
+        with pytest.raises(InvalidInputError, match="metadata"):
+            resolve_allowed(host, 443)
+    with pytest.raises(InvalidInputError, match="metadata"):
+        resolve_allowed("0xa9fea9fe", 80)
+
+
+def test_same_origin():
+    assert same_origin("https://api.openai.com/v1", "https://API.openai.com:443/other")
+    assert not same_origin("https://api.openai.com/v1", "http://api.openai.com/v1")
+    assert not same_origin("https://evil.example/v1", "https://api.openai.com/v1")
+    assert not same_origin("https://api.openai.com:8443/v1", "https://api.openai.com/v1")
+    assert not same_origin("https://api.openai.com/v1", None)

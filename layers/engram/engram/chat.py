@@ -19,7 +19,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import EngramError
+from .errors import EngramError, log_safe
+from .health import FailureLog
 from .injection import inject
 from .models import ChatOptions, ExtractionJob, RetrievalRequest, Scope
 from .ports import JobQueue, Upstream, UpstreamResponse
@@ -76,11 +77,13 @@ def resolve_provider(model: str | None, configured: str | None = None) -> str | 
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
-    if isinstance(content, list):  # content parts: keep the text ones
+    if isinstance(content, list):  # content parts: keep the text ones (and only text)
         return "\n".join(
-            part.get("text", "")
+            part["text"]
             for part in content
-            if isinstance(part, dict) and part.get("type") == "text"
+            if isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
         )
     return ""
 
@@ -145,7 +148,9 @@ class ChatService:
         queue: JobQueue,
         *,
         provider: str | None = None,
+        failures: FailureLog | None = None,
     ) -> None:
+        self.failures = failures or FailureLog(lambda: 0)
         self.retriever = retriever
         self.settings = settings
         self.upstream = upstream
@@ -171,7 +176,7 @@ class ChatService:
             scope=scope,
             opt_out=options.opt_out,
         )
-        upstream = await self.upstream.send("POST", "/chat/completions", json=prepared.body)
+        upstream = await self._send("POST", "/chat/completions", prepared.body)
         request_id = "chat-" + uuid.uuid4().hex
         extract = prepared.memory_on and upstream.is_success
         headers = _passed_headers(upstream, prepared.injected)
@@ -179,13 +184,15 @@ class ChatService:
         async def enqueue(answer: str) -> None:
             if not extract:
                 return
-            job = self.extraction_job(api_key_id, body, answer, request_id, options.session_id)
-            if job is None:
-                return
             try:
-                await asyncio.to_thread(self.queue.send, job)
-            except EngramError:
-                log.warning("extraction job %s was not queued", job.request_id, exc_info=True)
+                job = self.extraction_job(api_key_id, body, answer, request_id, options.session_id)
+                if job is not None:
+                    await asyncio.to_thread(self.queue.send, job)
+            except Exception as exc:  # the answer is sent already: log, never raise
+                log.warning("extraction job %s was not queued: %s", request_id, log_safe(exc))
+                self.failures.failed("extraction queue", log_safe(exc))
+            else:
+                self.failures.recovered("extraction queue")
 
         streamed = "text/event-stream" in upstream.headers.get("content-type", "")
         if body.get("stream") and streamed:
@@ -205,7 +212,7 @@ class ChatService:
 
     async def models(self) -> ChatReply:
         """The upstream's model list, passed through."""
-        upstream = await self.upstream.send("GET", "/models")
+        upstream = await self._send("GET", "/models")
         try:
             content = await upstream.aread()
         finally:
@@ -213,6 +220,18 @@ class ChatService:
         return ChatReply(upstream.status_code, _passed_headers(upstream, 0), body=content)
 
     # -- its steps ---------------------------------------------------------------------------
+
+    async def _send(self, method: str, path: str, body: Any = None) -> UpstreamResponse:
+        try:
+            response = await self.upstream.send(method, path, json=body)
+        except EngramError as exc:
+            self.failures.failed("upstream", exc.message)
+            raise
+        if response.status_code >= 500:
+            self.failures.failed("upstream", f"answered {response.status_code}")
+        else:
+            self.failures.recovered("upstream")
+        return response
 
     def prepare(
         self,
@@ -227,25 +246,27 @@ class ChatService:
         """The body to forward: with memories injected when memory is on, else untouched."""
         try:
             settings = self.settings.get()
-        except EngramError:
-            log.warning("memory settings unavailable; forwarding without memory", exc_info=True)
+        except Exception as exc:  # memory never fails a chat: forward without it
+            log.warning("memory settings unavailable; forwarding without memory: %s", log_safe(exc))
             return PreparedChat(body, memory_on=False, notes=["settings unavailable"])
         if not settings.enabled or opt_out:
             return PreparedChat(body, memory_on=False)
-        query = last_user_text(body)
         try:
+            query = last_user_text(body)
             result = self.retriever.retrieve(
                 api_key_id,
                 RetrievalRequest(
                     query=query[:_MAX_QUERY_CHARS], session_id=session_id, scope=scope
                 ),
             )
-        except EngramError:
-            log.warning("memory retrieval failed; forwarding without memory", exc_info=True)
+            if not result.results:
+                return PreparedChat(body, memory_on=True)
+            injected = inject(body, result.results, provider)
+        except Exception as exc:  # memory never fails a chat: forward without it
+            # The failure, never its message: a validation error quotes the user's text.
+            log.warning("memory retrieval failed; forwarding without memory: %s", log_safe(exc))
+            self.failures.failed("chat memory", log_safe(exc))
             return PreparedChat(body, memory_on=True, notes=["retrieval failed"])
-        if not result.results:
-            return PreparedChat(body, memory_on=True)
-        injected = inject(body, result.results, provider)
         return PreparedChat(injected, memory_on=True, injected=len(result.results))
 
     @staticmethod

@@ -34,6 +34,9 @@ class Config(BaseSettings):
     db_auth_token: SecretStr | None = Field(None, alias="ENGRAM_DB_AUTH_TOKEN")
     data_dir: Path = Field(Path(".engram"), alias="ENGRAM_DATA_DIR")
     db_cache_mb: int = Field(64, ge=2, le=4096, alias="ENGRAM_DB_CACHE_MB")
+    # How long a write waits for another process's write lock (embedded file) before the
+    # request fails with 503.
+    db_busy_timeout_ms: int = Field(5000, ge=0, le=120_000, alias="ENGRAM_DB_BUSY_TIMEOUT_MS")
 
     # Edges.
     admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")
@@ -56,6 +59,14 @@ class Config(BaseSettings):
     # After POST /api/memory/reindex answers, keep embedding in the background for up to
     # this long (the local server); Lambda sets 0 and leaves the rest to the schedule.
     reindex_background_s: float = Field(300.0, ge=0, le=3600, alias="ENGRAM_REINDEX_BACKGROUND_S")
+    # Request bodies: checked before authentication (413 over the limit). The chat limit
+    # matches Lambda's own 6 MB cap on a request; raise it locally for large images.
+    max_body_bytes: int = Field(1_048_576, ge=1024, le=1 << 30, alias="ENGRAM_MAX_BODY_BYTES")
+    max_chat_body_bytes: int = Field(
+        6_291_456, ge=1024, le=1 << 30, alias="ENGRAM_MAX_CHAT_BODY_BYTES"
+    )
+    # Deepest nesting of arrays and objects accepted in a JSON body.
+    max_json_depth: int = Field(64, ge=8, le=512, alias="ENGRAM_MAX_JSON_DEPTH")
     # Upper bound of the in-memory vector matrices (all owners together), in MiB.
     vector_cache_mb: int = Field(512, ge=16, le=65_536, alias="ENGRAM_VECTOR_CACHE_MB")
 
@@ -72,8 +83,9 @@ class Config(BaseSettings):
     embedding_cache_ttl_ms: int = Field(
         300_000, ge=0, le=86_400_000, alias="MEMORY_EMBEDDING_CACHE_TTL_MS"
     )
-    transformers_model: str = Field("all-MiniLM-L6-v2", alias="MEMORY_TRANSFORMERS_MODEL")
-    static_model: str = Field("potion-base-8M", alias="MEMORY_STATIC_MODEL")
+    # Which model files the local embedders load; unset: the one each source ships.
+    transformers_model: str | None = Field(None, alias="MEMORY_TRANSFORMERS_MODEL")
+    static_model: str | None = Field(None, alias="MEMORY_STATIC_MODEL")
     # Where the local models' files are (engram/adapters/embeddings/assets by default).
     static_cache_dir: Path | None = Field(None, alias="MEMORY_STATIC_CACHE_DIR")
 

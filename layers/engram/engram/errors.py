@@ -38,6 +38,7 @@ __all__ = [
     "UnavailableError",
     "UpstreamError",
     "UpstreamTimeout",
+    "log_safe",
 ]
 
 
@@ -105,3 +106,18 @@ class EmbeddingError(UnavailableError):
 
 class TransientEmbeddingError(EmbeddingError):
     """A failure worth one retry: rate limited, timed out, or the request was dropped."""
+
+
+def log_safe(exc: BaseException) -> str:
+    """What a log may say about ``exc``: the class, where it was raised and, for Engram's
+    own errors, the message. Other messages can quote their input (pydantic's
+    ``input_value``: memory text, keys), so they are never logged."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    where = ""
+    if frame is not None:
+        code = frame.tb_frame.f_code
+        where = f" at {code.co_filename.rsplit('/', 1)[-1]}:{frame.tb_lineno} ({code.co_name})"
+    message = f": {exc.message}" if isinstance(exc, EngramError) else ""
+    return f"{type(exc).__name__}{where}{message}"

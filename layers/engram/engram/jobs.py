@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .errors import log_safe
+from .health import FailureLog
 from .memories import MemoryService
 from .models import EmbeddingJob, ExtractionJob, ExtractionOutcome, Job
 from .vectors import VectorService
@@ -10,14 +12,23 @@ __all__ = ["JobService"]
 
 
 class JobService:
-    def __init__(self, memories: MemoryService, vectors: VectorService) -> None:
+    def __init__(
+        self, memories: MemoryService, vectors: VectorService, failures: FailureLog
+    ) -> None:
         self.memories = memories
         self.vectors = vectors
+        self.failures = failures
 
     def handle(self, job: Job) -> ExtractionOutcome | int:
-        if isinstance(job, ExtractionJob):
-            return self.extraction(job)
-        return self.embedding(job)
+        """Process one job; a failure is recorded (and raised: the queue retries it)."""
+        component = f"{job.kind} jobs"
+        try:
+            done = self.extraction(job) if isinstance(job, ExtractionJob) else self.embedding(job)
+        except Exception as exc:
+            self.failures.failed(component, log_safe(exc))
+            raise
+        self.failures.recovered(component)
+        return done
 
     def extraction(self, job: ExtractionJob) -> ExtractionOutcome:
         """Store the facts of one chat exchange (once); their vectors are then requested."""

@@ -13,9 +13,11 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 
-from .errors import ConflictError, EngramError
+from .errors import EngramError, InvalidInputError
 from .extraction import extract_facts
+from .health import FailureLog
 from .models import (
     EmbeddingJob,
     ExtractionJob,
@@ -29,7 +31,7 @@ from .models import (
     MemoryUpdate,
     UpsertOutcome,
 )
-from .models.common import from_millis
+from .models.common import from_millis, to_millis
 from .ports import JobLedger, JobQueue, MemoryStore, RetrievalStats, UnitOfWork
 
 __all__ = ["HEALTH_OWNER", "MemoryService", "derive_key"]
@@ -58,7 +60,9 @@ class MemoryService:
         *,
         embedding_queue: JobQueue | None = None,
         on_delete: Sequence[Callable[[str], None]] = (),
+        failures: FailureLog | None = None,
     ) -> None:
+        self.failures = failures or FailureLog(now_ms)
         self.store = store
         self.ledger = ledger
         self.stats_store = stats
@@ -71,7 +75,9 @@ class MemoryService:
     # -- writes -------------------------------------------------------------------------
 
     def upsert(self, item: MemoryCreate) -> UpsertOutcome:
-        outcome = self.store.upsert(item, item.key or derive_key(item.content), self.now_ms())
+        now = self.now_ms()
+        _not_expired(item.expires_at, now)
+        outcome = self.store.upsert(item, item.key or derive_key(item.content), now)
         self.request_vectors(item.api_key_id, _fresh([outcome]))
         return outcome
 
@@ -89,19 +95,22 @@ class MemoryService:
         with self.uow.transaction():
             for index, item in enumerate(items):
                 try:
+                    _not_expired(item.expires_at, now)
                     outcomes.append(
                         self.store.upsert(item, item.key or derive_key(item.content), now)
                     )
-                except ConflictError as exc:
+                except InvalidInputError as exc:
                     # Name the item, so a caller importing thousands can find it.
                     field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
-                    raise ConflictError(f"item {index}: {exc.message}", field=field) from exc
+                    raise type(exc)(f"item {index}: {exc.message}", field=field) from exc
         return outcomes
 
     def update(
         self, memory_id: str, changes: MemoryUpdate, api_key_id: str | None = None
     ) -> Memory | None:
-        outcome = self.store.update(memory_id, api_key_id, changes, self.now_ms())
+        now = self.now_ms()
+        _not_expired(changes.expires_at, now)
+        outcome = self.store.update(memory_id, api_key_id, changes, now)
         if outcome is None:
             return None
         memory, content_changed = outcome
@@ -131,10 +140,11 @@ class MemoryService:
             )
             try:
                 self.embedding_queue.send(job)
-            except EngramError:
-                log.warning(
-                    "could not queue embeddings for %s; reindex will", job_id, exc_info=True
-                )
+            except EngramError as exc:
+                log.warning("could not queue embeddings for %s; reindex will: %s", job_id, exc)
+                self.failures.failed("embedding queue", exc.message)
+            else:
+                self.failures.recovered("embedding queue")
 
     def _request_for(self, outcomes: list[UpsertOutcome], request_id: str | None = None) -> None:
         by_owner: dict[str, list[str]] = {}
@@ -255,6 +265,12 @@ class MemoryService:
             )
             for fact in extract_facts(text)
         ]
+
+
+def _not_expired(expires_at: datetime | None, now_ms: int) -> None:
+    """A memory written already expired would be stored and never seen: refuse it."""
+    if expires_at is not None and to_millis(expires_at) <= now_ms:
+        raise InvalidInputError("expiresAt is in the past", field="expiresAt")
 
 
 def _fresh(outcomes: list[UpsertOutcome]) -> list[str]:

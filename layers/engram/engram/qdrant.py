@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,7 +15,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from .embedding import ActiveEmbedder
-from .errors import EngramError, InvalidInputError, UnavailableError
+from .errors import ConflictError, EngramError, InvalidInputError, UnavailableError
 from .models import (
     DAY_MS,
     MAX_TOP_K,
@@ -41,6 +42,8 @@ from .settings import SettingsStore
 __all__ = ["QdrantService", "QdrantSettingsStore", "QdrantTier", "payload_of"]
 
 log = logging.getLogger(__name__)
+# Seconds retrieval leaves Qdrant out after a failed search.
+SKIP_AFTER_FAILURE_S = 30.0
 
 
 def payload_of(memory: Memory) -> dict[str, Any]:
@@ -98,14 +101,26 @@ class QdrantTier:
 
     store = "qdrant"
 
-    def __init__(self, points: PointStore, top_k: int) -> None:
+    def __init__(
+        self, points: PointStore, top_k: int, on_failure: Callable[[], None] = lambda: None
+    ) -> None:
         self._points = points
         self._top_k = top_k
+        self._on_failure = on_failure
 
     def dense(self, query: Vectors, who: OwnerFilter, now_ms: int, cutoff_ms: int) -> DenseScores:
-        hits = self._points.search(
-            query.tolist(), who.owners, who.session_id, self._top_k, now_ms / 1000, cutoff_ms / 1000
-        )
+        try:
+            hits = self._points.search(
+                query.tolist(),
+                who.owners,
+                who.session_id,
+                self._top_k,
+                now_ms / 1000,
+                cutoff_ms / 1000,
+            )
+        except UnavailableError:
+            self._on_failure()
+            raise
         if not hits:
             raise UnavailableError("qdrant returned nothing")
         ids = [h.memory_id for h in hits]
@@ -151,6 +166,9 @@ class QdrantService:
         self._lock = threading.Lock()
         self._store: PointStore | None = None
         self._key: str | None = None
+        # After a failed search, Qdrant is left out for a while: a dead server would
+        # otherwise cost every retrieval its timeout before the libSQL vectors answer.
+        self._skip_until = 0.0
 
     def current(self) -> QdrantSettings:
         """Stored settings; a deployment's ``ENGRAM_QDRANT_URL`` fills in a missing host."""
@@ -199,11 +217,20 @@ class QdrantService:
         return updated
 
     def tier(self) -> QdrantTier | None:
-        """The tier retrieval asks first, when Qdrant is the vector store."""
-        if not self.primary():
+        """The tier retrieval asks first, when Qdrant is the vector store (and not resting
+        after a failure: see ``skipped``)."""
+        if not self.primary() or self.skipped() is not None:
             return None
         store = self.store()
-        return None if store is None else QdrantTier(store, self.top_k)
+        return None if store is None else QdrantTier(store, self.top_k, self._failed)
+
+    def skipped(self) -> str | None:
+        """Why retrieval leaves Qdrant out now, or None."""
+        left = self._skip_until - time.monotonic()
+        return f"qdrant skipped for {left:.0f} s after a failure" if left > 0 else None
+
+    def _failed(self) -> None:
+        self._skip_until = time.monotonic() + SKIP_AFTER_FAILURE_S
 
     # -- points ----------------------------------------------------------------------------
 
@@ -219,8 +246,8 @@ class QdrantService:
         """Write points for memories just embedded; failures are logged (fail-soft)."""
         try:
             self.write(memories, vectors)
-        except UnavailableError:
-            log.warning("qdrant mirror write failed; libSQL keeps the vectors", exc_info=True)
+        except UnavailableError as exc:
+            log.warning("qdrant mirror write failed; libSQL keeps the vectors: %s", exc.message)
 
     def forget(self, memory_id: str) -> None:
         store = self.store()
@@ -236,7 +263,7 @@ class QdrantService:
         one key's points (or every key's)."""
         store = self.store()
         if store is None:
-            raise UnavailableError("qdrant is not enabled")
+            raise ConflictError("qdrant is not enabled: PUT /api/settings/qdrant first")
         vector = self.embeddings.embed_query(query)
         owners = [owner] if owner else self.rows.owners()
         return store.search(vector.tolist(), owners, None, top_k, self.now_ms() / 1000, 0)
@@ -255,7 +282,7 @@ class QdrantService:
     def cleanup(self, dry_run: bool) -> int:
         """The cleanup operation: points expired or past the memory retention."""
         if self.store() is None:
-            raise UnavailableError("qdrant is not enabled")
+            raise ConflictError("qdrant is not enabled: PUT /api/settings/qdrant first")
         now = self.now_ms()
         cutoff = now - self.memory_settings.get().retention_days * DAY_MS
         removed = self.cleanup_points(now, cutoff, dry_run)

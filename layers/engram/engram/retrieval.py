@@ -20,6 +20,7 @@ import numpy as np
 
 from .errors import EngramError, StorageError
 from .fusion import named_speakers, partial_weighted, rrf, strip_names, weighted
+from .health import FailureLog
 from .models import (
     DAY_MS,
     MAX_TOKENS_LIMIT,
@@ -82,7 +83,9 @@ class Retriever:
         rrf_k: int = 60,
         vec_top_k: int = 20,
         reranker: Callable[[], Reranker | None] = lambda: None,
+        failures: FailureLog | None = None,
     ) -> None:
+        self.failures = failures or FailureLog(now_ms)
         self.search = search
         self.stats = stats
         self.settings = settings
@@ -127,7 +130,7 @@ class Retriever:
             self._rerank(request.query, outcome)
         results, used = _fit_budget(outcome.ranked, budget, request.limit)
         if not read_only:
-            self.stats.record(api_key_id, bool(results), now)
+            self._record(api_key_id, bool(results), now)
         resolution = Resolution(
             strategy=strategy,
             keyword_tier="unavailable" if outcome.keyword_tier != "fts5" else "fts5",
@@ -137,6 +140,15 @@ class Retriever:
             reason="; ".join(outcome.reasons) or None,
         )
         return RetrievalResult(results=results, tokens_used=used, resolution=resolution)
+
+    def _record(self, api_key_id: str, hit: bool, now: int) -> None:
+        """Count the retrieval for the hit rate; a counter that cannot be written (a locked
+        or read-only database) must not cost the caller its results."""
+        try:
+            self.stats.record(api_key_id, hit, now)
+        except StorageError as exc:
+            log.info("retrieval not counted: %s", exc.message)
+            self.failures.failed("retrieval stats", exc.message)
 
     # -- ranking ------------------------------------------------------------------
 
@@ -214,9 +226,11 @@ class Retriever:
         try:
             order = reranker.order(query, [c.memory.content for c in head])
         except EngramError as exc:
-            log.warning("rerank failed; keeping the fused order", exc_info=True)
+            log.warning("rerank failed; keeping the fused order: %s", exc.message)
+            self.failures.failed("reranker", exc.message)
             outcome.reasons.append(f"{exc.message}: fused order kept")
             return
+        self.failures.recovered("reranker")
         outcome.ranked = [head[i] for i in order] + tail
 
     def _recent(self, who: OwnerFilter, now: int, cutoff: int, limit: int) -> list[_Candidate]:
@@ -228,12 +242,15 @@ class Retriever:
         """Run one keyword query; [] and a flagged fallback when the index is missing or
         fails, so retrieval goes on without it."""
         try:
-            return search()
-        except StorageError:
-            log.warning("keyword index failed; retrieval goes on without it", exc_info=True)
+            found = search()
+        except StorageError as exc:
+            log.warning("keyword index failed; retrieval goes on without it: %s", exc.message)
+            self.failures.failed("keyword index", exc.message)
             outcome.keyword_tier = "unavailable"
             outcome.reasons.append("keyword index unavailable")
             return []
+        self.failures.recovered("keyword index")
+        return found
 
     def _keyword(
         self, query: str, who: OwnerFilter, now: int, cutoff: int, pool: int, outcome: _Outcome

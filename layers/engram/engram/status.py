@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .embedding import ActiveEmbedder
+from .health import FailureLog
 from .models import EmbeddingProvider, EngineStatus, KeywordTierStatus, VectorStoreStatus
 from .models.common import from_millis
 from .ports import SearchIndex, StorageInfo, VectorRows
@@ -21,7 +22,9 @@ class StatusService:
         search: SearchIndex,
         qdrant: QdrantService,
         storage: StorageInfo,
+        failures: FailureLog,
     ) -> None:
+        self.failures = failures
         self.settings = settings
         self.embeddings = embeddings
         self.rows = rows
@@ -57,4 +60,5 @@ class StatusService:
             rerank_enabled=settings.rerank_enabled,
             schema_version=self.storage.schema_version(),
             remote_database=self.storage.is_remote,
+            failures=self.failures.current(),
         )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .memories import MemoryService
 from .models import (
     DAY_MS,
-    MAX_CONTENT_BYTES,
+    MAX_CONTENT_CHARS,
     CleanupResult,
     MemoryCreate,
     MemoryType,
@@ -165,15 +165,14 @@ def _summaries(rows: list[_Row]) -> list[str]:
     size = 0
     for row in rows:
         line = f"{row.type}: {' '.join(row.content.split())}"
-        encoded = len(line.encode("utf-8")) + 1
-        if encoded > MAX_CONTENT_BYTES:
-            line = line.encode("utf-8")[: MAX_CONTENT_BYTES - 4].decode("utf-8", "ignore") + "..."
-            encoded = len(line.encode("utf-8")) + 1
-        if current and size + encoded > MAX_CONTENT_BYTES:
+        if len(line) + 1 > MAX_CONTENT_CHARS:
+            line = line[: MAX_CONTENT_CHARS - 4] + "..."
+        length = len(line) + 1
+        if current and size + length > MAX_CONTENT_CHARS:
             texts.append("\n".join(current))
             current, size = [], 0
         current.append(line)
-        size += encoded
+        size += length
     if current:
         texts.append("\n".join(current))
     return texts

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .embedding import ActiveEmbedder
-from .errors import EngramError
+from .errors import EmbeddingError, EngramError
+from .health import FailureLog
 from .models import EmbeddingJob, OwnerFilter, ReindexRequest, ReindexResult
 from .ports import DenseScores, Embedder, VectorRows, Vectors, VectorTier
 from .qdrant import QdrantService
@@ -123,9 +124,11 @@ class VectorService:
         qdrant: QdrantService,
         now_ms: Callable[[], int],
         *,
+        failures: FailureLog | None = None,
         int8: bool = False,
         background_s: float = 0.0,
     ) -> None:
+        self.failures = failures or FailureLog(now_ms)
         self.embeddings = embeddings
         self.rows = rows
         self.libsql_tier = libsql_tier
@@ -154,31 +157,42 @@ class VectorService:
         if maintenance is None:
             return DenseAnswer(None, reasons=[f"keyword only: {reason}"])
         embedder = maintenance.embedder
+        answer = DenseAnswer(None)
         try:
-            if read_only:
-                if not maintenance.signature_matches():
-                    return DenseAnswer(
-                        None, reasons=["keyword only: stored vectors are of another embedding"]
-                    )
-            else:
+            if read_only and not maintenance.signature_matches():
+                answer.reasons.append("keyword only: stored vectors are of another embedding")
+                return answer
+            if not read_only:
                 maintenance.ensure_signature()
-                # Memories written before an embedder existed (or by a process without one)
-                # get their vectors here, a bounded batch per query.
-                lazy = LAZY_BATCH_REMOTE if embedder.source == "remote" else LAZY_BATCH_LOCAL
-                for owner in who.owners:
-                    maintenance.embed_pending(owner, lazy)
+        except EmbeddingError as exc:  # a remote embedder learns its dimension by calling
+            log.warning("vector search unavailable: %s", exc.message)
+            self.failures.failed("embedder", exc.message)
+            answer.reasons += [f"embedding failed ({exc.message})", "keyword only"]
+            return answer
+        except EngramError as exc:  # the signature cannot be checked: no vector is trusted
+            log.warning("vectors unavailable: %s", exc.message)
+            self.failures.failed("vectors", exc.message)
+            answer.reasons += [f"vectors unavailable ({exc.message})", "keyword only"]
+            return answer
+        if not read_only:
+            self._embed_lazily(maintenance, who)
+        try:
             query_vector = embedder.embed([query])[0]
         except EngramError as exc:
             log.warning("vector search unavailable: %s", exc.message)
-            return DenseAnswer(None, reasons=[f"embedding failed ({exc.message})", "keyword only"])
-        answer = DenseAnswer(None)
-        for tier in self._tiers(embedder.dim):
+            self.failures.failed("embedder", exc.message)
+            answer.reasons += [f"embedding failed ({exc.message})", "keyword only"]
+            return answer
+        self.failures.recovered("embedder")
+        for tier in self._tiers(embedder.dim, answer):
             try:
                 scores = tier.dense(query_vector, who, now_ms, cutoff_ms)
             except EngramError as exc:
                 log.warning("vector tier %s failed: %s", tier.store, exc.message)
                 answer.reasons.append(f"vector tier {tier.store} failed ({exc.message})")
+                self.failures.failed(f"vector store {tier.store}", exc.message)
                 continue
+            self.failures.recovered(f"vector store {tier.store}")
             answer.scores = scores
             answer.embedding_source = embedder.source
             answer.vector_store = tier.store
@@ -186,10 +200,29 @@ class VectorService:
         answer.reasons.append("keyword only")
         return answer
 
-    def _tiers(self, dim: int) -> list[VectorTier]:
+    def _embed_lazily(self, maintenance: VectorMaintenance, who: OwnerFilter) -> None:
+        """Memories written before an embedder existed (or by a process without one) get
+        their vectors at query time, a bounded batch per query. A failure only means those
+        memories are not scored by meaning this time."""
+        lazy = LAZY_BATCH_REMOTE if maintenance.embedder.source == "remote" else LAZY_BATCH_LOCAL
+        try:
+            for owner in who.owners:
+                maintenance.embed_pending(owner, lazy)
+        except EngramError as exc:
+            log.warning("pending memories were not embedded now: %s", exc.message)
+            self.failures.failed("vectors", exc.message)
+        else:
+            self.failures.recovered("vectors")
+
+    def _tiers(self, dim: int, answer: DenseAnswer) -> list[VectorTier]:
         tiers = [self.libsql_tier(dim)]
         qdrant = self.qdrant.tier()
-        return [qdrant, *tiers] if qdrant is not None else tiers
+        if qdrant is not None:
+            return [qdrant, *tiers]
+        skipped = self.qdrant.skipped() if self.qdrant.primary() else None
+        if skipped:
+            answer.reasons.append(skipped)
+        return tiers
 
     # -- maintenance ---------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .adapters.embeddings.catalog import LocalCatalog
+from .adapters.embeddings.assets import DEFAULT_DIR, STATIC_MODEL, TRANSFORMERS_MODEL
+from .adapters.embeddings.catalog import LocalCatalog, RemoteKeys
 from .adapters.libsql import (
     ApiKeyRepository,
     Database,
@@ -42,6 +43,7 @@ from .chat import ChatService
 from .config import Config
 from .embedding import ActiveEmbedder
 from .engine import Clock, Engine, Queues, utc_now
+from .health import FailureLog
 from .jobs import JobService
 from .memories import MemoryService
 from .models import Job, QdrantSettings
@@ -68,7 +70,12 @@ _lock = threading.Lock()
 def open_database(config: Config) -> Database:
     """A connection to the configured database, schema brought up to date."""
     token = config.db_auth_token.get_secret_value() if config.db_auth_token else None
-    db = Database(config.db_url, auth_token=token, cache_mb=config.db_cache_mb)
+    db = Database(
+        config.db_url,
+        auth_token=token,
+        cache_mb=config.db_cache_mb,
+        busy_timeout_ms=config.db_busy_timeout_ms,
+    )
     apply_migrations(db)
     return db
 
@@ -140,6 +147,7 @@ def open_engine(
     def now_ms() -> int:
         return to_millis(clock())
 
+    failures = FailureLog(now_ms)
     late = _Late()
     queues = Queues(
         extraction=_queue(config, config.extraction_queue_url, jobs, late),
@@ -148,12 +156,12 @@ def open_engine(
     documents = SettingsDocumentsRepository(db)
     settings = SettingsStore(documents, db, now_ms, ttl_s=config.settings_cache_ttl_s)
     rows = VectorRowsRepository(db)
+    keys = RemoteKeys(config.upstream_base_url, config.upstream_api_key, config.embedding_api_key)
     catalog = catalog or LocalCatalog(
-        **({"assets_root": config.static_cache_dir} if config.static_cache_dir else {}),
-        static_model=config.static_model,
-        transformers_model=config.transformers_model,
-        remote_url=config.upstream_base_url,
-        remote_key=config.embedding_api_key or config.upstream_api_key,
+        assets_root=config.static_cache_dir or DEFAULT_DIR,
+        static_model=config.static_model or STATIC_MODEL,
+        transformers_model=config.transformers_model or TRANSFORMERS_MODEL,
+        remote=keys,
         cache_max=config.embedding_cache_max,
         cache_ttl_s=config.embedding_cache_ttl_ms / 1000,
     )
@@ -176,6 +184,7 @@ def open_engine(
         vector_tier or (lambda dim: LibsqlVectorTier(cache, rows, dim)),
         qdrant,
         now_ms,
+        failures=failures,
         int8=config.vec_quantization == "int8",
         background_s=config.reindex_background_s,
     )
@@ -189,6 +198,7 @@ def open_engine(
         now_ms,
         embedding_queue=queues.embedding,
         on_delete=(qdrant.forget,),
+        failures=failures,
     )
     retriever = Retriever(
         search,
@@ -198,11 +208,8 @@ def open_engine(
         now_ms,
         rrf_k=config.rrf_k,
         vec_top_k=config.vec_top_k,
-        reranker=RerankerFactory(
-            settings.get,
-            config.upstream_base_url,
-            config.embedding_api_key or config.upstream_api_key,
-        ),
+        reranker=RerankerFactory(settings.get, keys),
+        failures=failures,
     )
     engine = Engine(
         config=config,
@@ -215,6 +222,7 @@ def open_engine(
             upstream if upstream is not None else _upstream(config),
             queues.extraction,
             provider=config.upstream_provider,
+            failures=failures,
         ),
         vectors=vectors,
         qdrant=qdrant,
@@ -228,8 +236,10 @@ def open_engine(
             now_ms,
             point_cleanup=qdrant.cleanup_points,
         ),
-        status=StatusService(settings, embeddings, rows, search, qdrant, LibsqlStorageInfo(db)),
-        jobs=JobService(memories, vectors),
+        status=StatusService(
+            settings, embeddings, rows, search, qdrant, LibsqlStorageInfo(db), failures
+        ),
+        jobs=JobService(memories, vectors, failures),
         queues=queues,
         # Workers first (nothing may still be writing), and a database handed in belongs
         # to the caller, who closes it.

@@ -22,9 +22,12 @@ from engram.models import ApiModel, MemoryImport
 from engram.models.common import ApiKeyId
 
 from ..deps import AdminAuth, EngineDep
-from ..schemas import ImportResult
+from ..limits import strict_loads
+from ..schemas import MANAGEMENT_ERRORS, ImportResult, errors
 
-router = APIRouter(prefix="/api/memory", tags=["bulk"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/memory", tags=["bulk"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
+)
 
 MAX_IMPORT_BYTES = 10 * 1024 * 1024
 MAX_IMPORT_ITEMS = 10_000
@@ -49,9 +52,11 @@ def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
     )
     if is_array:
         try:
-            data = json.loads(text)
+            data = strict_loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"the body is not valid JSON: {exc.msg}") from exc
+        except ValueError as exc:
+            raise InvalidInputError(f"the body is not acceptable JSON: {exc}") from exc
         if not isinstance(data, list):
             raise InvalidInputError("a JSON import must be an array of memories")
         return list(enumerate(data))
@@ -61,9 +66,11 @@ def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            items.append((index, json.loads(line)))
+            items.append((index, strict_loads(line)))
         except json.JSONDecodeError as exc:
             problems.append({"index": index, "field": None, "message": f"not JSON: {exc.msg}"})
+        except ValueError as exc:
+            problems.append({"index": index, "field": None, "message": f"not acceptable: {exc}"})
     if problems:
         raise InvalidInputError(
             f"{len(problems)} line(s) are not JSON; nothing was imported",
@@ -94,26 +101,28 @@ def _validate(items: list[tuple[int, Any]]) -> list[MemoryImport]:
 @router.post(
     "/import",
     response_model=ImportResult,
+    responses=errors(409),
     openapi_extra={
         "requestBody": {
             "required": True,
             "content": {
                 "application/json": {
-                    "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Memory"}}
+                    "schema": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": MAX_IMPORT_ITEMS,
+                        "items": {"$ref": "#/components/schemas/MemoryImport"},
+                    }
                 },
-                NDJSON: {"schema": {"type": "string", "description": "one memory per line"}},
             },
         }
     },
 )
 async def import_memories(request: Request, engine: EngineDep) -> ImportResult:
-    """Memories as exported (JSON array or NDJSON); upserted by ``(apiKeyId, key)``."""
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > MAX_IMPORT_BYTES:
-        raise InvalidInputError(f"an import is limited to {MAX_IMPORT_BYTES} bytes")
-    raw = await request.body()
-    if len(raw) > MAX_IMPORT_BYTES:
-        raise InvalidInputError(f"an import is limited to {MAX_IMPORT_BYTES} bytes")
+    """Memories as exported, upserted by ``(apiKeyId, key)``: a JSON array, or the same
+    objects one per line with ``Content-Type: application/x-ndjson`` (what export
+    writes). All or nothing: every invalid item is reported by index, none is written."""
+    raw = await request.body()  # at most MAX_IMPORT_BYTES: the app's BodyLimits saw to it
     items = _parse(raw, request.headers.get("content-type", ""))
     if not items:
         raise InvalidInputError("the import holds no memories")

@@ -12,42 +12,38 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Response
 from fastapi.responses import StreamingResponse
-from pydantic import TypeAdapter, ValidationError
 from starlette.background import BackgroundTask
 
-from engram import InvalidInputError
 from engram.chat import ChatReply, opted_out
 from engram.models import ChatCompletionRequest, ChatOptions, Scope
 from engram.models.common import SessionId
 
 from ..chat_auth import ApiKeyDep
 from ..deps import EngineDep
+from ..schemas import errors
 
-router = APIRouter(tags=["chat"])
-
-_session = TypeAdapter(SessionId)
-_scope = TypeAdapter(Scope)
-
-
-def _header(name: str, value: str | None, adapter: TypeAdapter[Any]) -> Any:
-    if value is None:
-        return None
-    try:
-        return adapter.validate_python(value)
-    except ValidationError as exc:
-        raise InvalidInputError(f"invalid {name} header", field=name) from exc
+# Besides Engram's own errors, the upstream's answers pass through with their status.
+_UPSTREAM: dict[int | str, dict[str, Any]] = {
+    "default": {"description": "The upstream provider's own answer, passed through"}
+}
+router = APIRouter(tags=["chat"], responses={**errors(401, 502, 503, 504), **_UPSTREAM})
 
 
 def chat_options(
-    x_engram_session_id: Annotated[str | None, Header()] = None,
-    x_engram_scope: Annotated[str | None, Header()] = None,
-    x_engram_no_memory: Annotated[str | None, Header()] = None,
+    x_engram_session_id: Annotated[
+        SessionId | None, Header(description="Memories are stored under this session")
+    ] = None,
+    x_engram_scope: Annotated[
+        Scope | None, Header(description="What retrieval may see (default apiKey)")
+    ] = None,
+    x_engram_no_memory: Annotated[
+        str | None, Header(description="true, 1 or yes: no retrieval, injection or extraction")
+    ] = None,
 ) -> ChatOptions:
-    """Engram's headers: ``x-engram-session-id``, ``x-engram-scope: apiKey|session|global``,
-    ``x-engram-no-memory: true|1|yes``."""
+    """Engram's own headers (validated like any field: 422 naming the header)."""
     return ChatOptions(
-        session_id=_header("x-engram-session-id", x_engram_session_id, _session),
-        scope=_header("x-engram-scope", x_engram_scope, _scope) or Scope.API_KEY,
+        session_id=x_engram_session_id,
+        scope=x_engram_scope or Scope.API_KEY,
         opt_out=opted_out(x_engram_no_memory),
     )
 
@@ -62,7 +58,16 @@ def _response(reply: ChatReply) -> Response:
     return Response(reply.body, reply.status, headers=reply.headers, background=background)
 
 
-@router.post("/v1/chat/completions")
+@router.post(
+    "/v1/chat/completions",
+    responses={
+        200: {
+            "description": "The upstream's completion: JSON, or Server-Sent Events for a stream",
+            "content": {"application/json": {}, "text/event-stream": {}},
+        },
+        **errors(400, 413, 422),
+    },
+)
 async def chat_completions(
     key: ApiKeyDep, body: ChatCompletionRequest, options: ChatOptionsDep, engine: EngineDep
 ) -> Response:

@@ -9,11 +9,28 @@ from engram.models import ApiKey, ApiKeyCreate, ApiKeyCreated
 
 from ..chat_auth import forget_key
 from ..deps import AdminAuth, EngineDep
+from ..schemas import MANAGEMENT_ERRORS, errors
 
-router = APIRouter(prefix="/api/keys", tags=["keys"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/keys", tags=["keys"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
+)
 
 
-@router.post("", status_code=201, response_model=ApiKeyCreated)
+@router.post(
+    "",
+    status_code=201,
+    response_model=ApiKeyCreated,
+    responses={
+        201: {
+            "links": {
+                "RevokeKey": {
+                    "operationId": "revokeKey",
+                    "parameters": {"key_id": "$response.body#/id"},
+                }
+            }
+        }
+    },
+)
 def create_key(body: ApiKeyCreate, engine: EngineDep) -> ApiKeyCreated:
     return engine.keys.create(body)
 
@@ -23,7 +40,7 @@ def list_keys(engine: EngineDep) -> list[ApiKey]:
     return engine.keys.all()
 
 
-@router.delete("/{key_id}", response_model=ApiKey)
+@router.delete("/{key_id}", response_model=ApiKey, responses=errors(404), operation_id="revokeKey")
 def revoke_key(key_id: str, engine: EngineDep) -> ApiKey:
     """Revoke (idempotent): the key stops authenticating; its memories stay."""
     key = engine.keys.revoke(key_id)

@@ -10,9 +10,22 @@ from engram import NotFoundError
 from engram.models import HealthReport, Memory, MemoryCreate, MemoryQuery, MemoryUpdate
 
 from ..deps import AdminAuth, EngineDep
-from ..schemas import MemoryListResponse, StatsSummary
+from ..schemas import MANAGEMENT_ERRORS, MemoryListResponse, StatsSummary, errors
 
-router = APIRouter(prefix="/api/memory", tags=["memory"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/memory", tags=["memory"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
+)
+
+
+# A created memory's id leads to reading, changing and deleting it (stateful testing).
+_MEMORY_LINKS = {
+    name: {"operationId": operation, "parameters": {"memory_id": "$response.body#/id"}}
+    for name, operation in (
+        ("GetMemory", "getMemory"),
+        ("UpdateMemory", "updateMemory"),
+        ("DeleteMemory", "deleteMemory"),
+    )
+}
 
 
 def _missing(memory_id: str) -> NotFoundError:
@@ -41,7 +54,11 @@ def list_memories(query: Annotated[MemoryQuery, Query()], engine: EngineDep) -> 
     "",
     status_code=201,
     response_model=Memory,
-    responses={200: {"model": Memory, "description": "An existing (apiKeyId, key) was updated"}},
+    responses={
+        200: {"model": Memory, "description": "An existing (apiKeyId, key) was updated"},
+        201: {"links": _MEMORY_LINKS},
+        **errors(409),
+    },
 )
 def create_memory(body: MemoryCreate, engine: EngineDep, response: Response) -> Memory:
     outcome = engine.memories.upsert(body)
@@ -50,7 +67,7 @@ def create_memory(body: MemoryCreate, engine: EngineDep, response: Response) -> 
     return outcome.memory
 
 
-@router.get("/{memory_id}", response_model=Memory)
+@router.get("/{memory_id}", response_model=Memory, responses=errors(404), operation_id="getMemory")
 def get_memory(memory_id: str, engine: EngineDep) -> Memory:
     memory = engine.memories.get(memory_id)
     if memory is None:
@@ -58,7 +75,12 @@ def get_memory(memory_id: str, engine: EngineDep) -> Memory:
     return memory
 
 
-@router.put("/{memory_id}", response_model=Memory)
+@router.put(
+    "/{memory_id}",
+    response_model=Memory,
+    responses=errors(404, 409),
+    operation_id="updateMemory",
+)
 def update_memory(memory_id: str, body: MemoryUpdate, engine: EngineDep) -> Memory:
     memory = engine.memories.update(memory_id, body)
     if memory is None:
@@ -66,7 +88,7 @@ def update_memory(memory_id: str, body: MemoryUpdate, engine: EngineDep) -> Memo
     return memory
 
 
-@router.delete("/{memory_id}", status_code=204)
+@router.delete("/{memory_id}", status_code=204, responses=errors(404), operation_id="deleteMemory")
 def delete_memory(memory_id: str, engine: EngineDep) -> Response:
     if not engine.memories.delete(memory_id):
         raise _missing(memory_id)

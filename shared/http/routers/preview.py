@@ -7,9 +7,11 @@ from fastapi import APIRouter
 from engram.models import RetrievalRequest, RetrievalResult
 
 from ..deps import AdminAuth, EngineDep
-from ..schemas import PreviewRequest
+from ..schemas import MANAGEMENT_ERRORS, PreviewRequest
 
-router = APIRouter(prefix="/api/memory", tags=["retrieval"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/memory", tags=["retrieval"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
+)
 
 
 @router.post("/retrieve-preview", response_model=RetrievalResult)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictBool
 
 from engram.models import (
     ApiModel,
@@ -14,18 +14,24 @@ from engram.models import (
     QdrantSettingsPublic,
     QdrantSettingsUpdate,
 )
-from engram.models.common import ApiKeyId
+from engram.models.common import JSON_INT, ApiKeyId
 
 from ..deps import AdminAuth, EngineDep
+from ..schemas import MANAGEMENT_ERRORS, errors
 
-router = APIRouter(prefix="/api/settings/qdrant", tags=["qdrant"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/settings/qdrant",
+    tags=["qdrant"],
+    dependencies=[AdminAuth],
+    responses=MANAGEMENT_ERRORS,
+)
 
 
 class QdrantSearchRequest(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
     query: Annotated[str, Field(min_length=1, max_length=4000)]
-    top_k: Annotated[int, Field(ge=1, le=1000)] = 10
+    top_k: Annotated[int, Field(ge=1, le=1000), JSON_INT] = 10
     api_key_id: ApiKeyId | None = Field(None, description="Whose points; every key when omitted")
 
 
@@ -40,7 +46,7 @@ class QdrantSearchHit(ApiModel):
 class QdrantCleanupRequest(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
-    dry_run: bool = False
+    dry_run: StrictBool = False
 
 
 class QdrantCleanupResult(ApiModel):
@@ -64,7 +70,7 @@ def qdrant_health(engine: EngineDep) -> QdrantHealth:
     return engine.qdrant.health()
 
 
-@router.post("/search", response_model=list[QdrantSearchHit])
+@router.post("/search", response_model=list[QdrantSearchHit], responses=errors(409))
 def qdrant_search(body: QdrantSearchRequest, engine: EngineDep) -> list[QdrantSearchHit]:
     """A test search: the query embedded as retrieval would, ``topK`` clamped to [1, 20]."""
     hits = engine.qdrant.search(body.query, body.top_k, body.api_key_id)
@@ -80,7 +86,7 @@ def qdrant_search(body: QdrantSearchRequest, engine: EngineDep) -> list[QdrantSe
     ]
 
 
-@router.post("/cleanup", response_model=QdrantCleanupResult)
+@router.post("/cleanup", response_model=QdrantCleanupResult, responses=errors(409))
 def qdrant_cleanup(body: QdrantCleanupRequest, engine: EngineDep) -> QdrantCleanupResult:
     """Points expired or older than the retention: counted, then deleted."""
     return QdrantCleanupResult(count=engine.qdrant.cleanup(body.dry_run), dry_run=body.dry_run)

@@ -7,8 +7,11 @@ from fastapi import APIRouter
 from engram import MemorySettings, MemorySettingsUpdate
 
 from ..deps import AdminAuth, EngineDep
+from ..schemas import MANAGEMENT_ERRORS
 
-router = APIRouter(prefix="/api/settings", tags=["settings"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/settings", tags=["settings"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
+)
 
 
 @router.get("/memory", response_model=MemorySettings)

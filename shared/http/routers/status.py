@@ -7,8 +7,11 @@ from fastapi import APIRouter
 from engram.models import EmbeddingProvider, EngineStatus
 
 from ..deps import AdminAuth, EngineDep
+from ..schemas import MANAGEMENT_ERRORS
 
-router = APIRouter(prefix="/api/memory", tags=["engine"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/memory", tags=["engine"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
+)
 
 
 @router.get("/engine-status", response_model=EngineStatus)

@@ -7,8 +7,11 @@ from fastapi import APIRouter, BackgroundTasks
 from engram.models import ReindexRequest, ReindexResult, SummarizeRequest, SummarizeResult
 
 from ..deps import AdminAuth, EngineDep
+from ..schemas import MANAGEMENT_ERRORS
 
-router = APIRouter(prefix="/api/memory", tags=["engine"], dependencies=[AdminAuth])
+router = APIRouter(
+    prefix="/api/memory", tags=["engine"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
+)
 
 
 @router.post("/reindex", response_model=ReindexResult)

@@ -8,7 +8,7 @@ from pydantic import SecretStr
 
 from engram import EmbeddingError, MemorySettings, TransientEmbeddingError
 from engram.adapters.embeddings.cache import CachedEmbedder, RetryingEmbedder
-from engram.adapters.embeddings.catalog import LocalCatalog
+from engram.adapters.embeddings.catalog import LocalCatalog, RemoteKeys, remote_endpoint
 from engram.adapters.embeddings.remote import RemoteEmbedder
 from tests.support.upstream_stub import StubUpstream
 
@@ -145,10 +145,53 @@ def test_resolution_order_for_auto(stub):
     assert pick().source == "static"  # default: static on
     assert pick(static_enabled=False, transformers_enabled=True).source == "transformers"
     assert pick(static_enabled=False) is None
-    remote = LocalCatalog(remote_url=stub.url, remote_key=SecretStr("sk"))
+    remote = LocalCatalog(remote=RemoteKeys(stub.url, SecretStr("sk")))
     settings = MemorySettings(custom_model_id="text-embedding-3-small")
     assert remote.resolve(settings).embedder.source == "remote"
     explicit = MemorySettings(embedding_source="remote")
     resolution = catalog.resolve(explicit)
     assert resolution.embedder is None
     assert "remote" in resolution.reason
+
+
+def test_a_name_resolving_to_a_metadata_address_is_never_connected(stub, monkeypatch):
+    """DNS rebinding: the connection itself resolves the name and vets every answer."""
+    import socket
+
+    real = socket.getaddrinfo
+    port = int(stub.url.rsplit(":", 1)[1].split("/")[0])
+
+    def rebinding(host, *args, **kwargs):
+        if host == "rebind.test":
+            return [
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("169.254.169.254", port)),
+            ]
+        if host == "fine.test":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    refused = RetryingEmbedder(RemoteEmbedder(f"http://rebind.test:{port}/v1", "m", "sk"))
+    with pytest.raises(EmbeddingError) as info:
+        refused.embed(["a"])
+    assert not isinstance(info.value, TransientEmbeddingError)  # not retried
+    assert "metadata" in info.value.message
+    assert stub.embedding_calls == 0
+    fine = RemoteEmbedder(f"http://fine.test:{port}/v1", "m", "sk")
+    assert fine.embed(["a"]).shape == (1, 8)  # the vetted address is the one connected to
+    assert stub.requests[-1]["headers"]["Host"] == f"fine.test:{port}"
+
+
+def test_the_upstream_key_goes_only_to_the_upstreams_origin(stub):
+    upstream_key = SecretStr("sk-upstream-secret")
+    elsewhere = MemorySettings(custom_base_url="https://elsewhere.example/v1", custom_model_id="m")
+    same = MemorySettings(custom_model_id="m")
+    keys = RemoteKeys(stub.url, upstream_key)
+    assert remote_endpoint(same, keys).api_key == upstream_key
+    assert remote_endpoint(elsewhere, keys) is None  # an admin cannot redirect the key
+    catalog = LocalCatalog(remote=keys)
+    provider = next(p for p in catalog.providers(elsewhere) if p.source == "remote")
+    assert not provider.available and "ENGRAM_EMBEDDING_API_KEY" in provider.reason
+    own = RemoteKeys(stub.url, upstream_key, SecretStr("sk-embedding"))
+    assert remote_endpoint(elsewhere, own).api_key.get_secret_value() == "sk-embedding"

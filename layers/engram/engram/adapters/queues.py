@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import UnavailableError
+from ..errors import UnavailableError, log_safe
 from ..models import Job
 
 __all__ = ["InProcessQueue", "InlineQueue", "SqsQueue"]
@@ -34,15 +34,21 @@ class InlineQueue:
     def send(self, job: Job) -> None:
         try:
             self._handle(job)
-        except Exception:
-            log.exception("inline %s job %s failed", job.kind, job.request_id)
+        except Exception as exc:
+            log.warning("inline %s job %s failed: %s", job.kind, job.request_id, log_safe(exc))
+
+
+# A failed job is tried again after these delays (seconds), as SQS would redeliver it:
+# a write that met a lock held for a moment still lands. Jobs are idempotent.
+RETRY_DELAYS_S = (1.0, 5.0)
 
 
 class InProcessQueue:
     """Jobs handled off the request path by one daemon thread of this process.
 
     The local stack starts the thread on the first job; tests pass ``autostart=False``
-    and call :meth:`drain` to process what was queued, deterministically.
+    and call :meth:`drain` to process what was queued, deterministically (a failed job
+    is then tried again at the end of the same drain, without waiting).
     """
 
     def __init__(
@@ -51,6 +57,7 @@ class InProcessQueue:
         self._handle = handle
         self._autostart = autostart
         self._jobs: queue.Queue[Job | None] = queue.Queue(maxsize=maxsize)
+        self._attempts: dict[str, int] = {}
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -107,11 +114,34 @@ class InProcessQueue:
     def _run_one(self, job: Job) -> None:
         try:
             self._handle(job)
-        except Exception:
-            # The job id only: the text is memory content and stays out of the logs.
-            log.exception("background %s job %s failed", job.kind, job.request_id)
+        except Exception as exc:
+            # The job id and the failure, never its message: that may quote the job's text.
+            attempt = self._attempts.get(job.request_id, 0)
+            retry = attempt < len(RETRY_DELAYS_S) and not self._closed
+            log.warning(
+                "background %s job %s failed (%s); %s",
+                job.kind,
+                job.request_id,
+                log_safe(exc),
+                "will retry" if retry else "dropped",
+            )
+            if retry:
+                self._attempts[job.request_id] = attempt + 1
+                self._retry(job, RETRY_DELAYS_S[attempt])
+            else:
+                self._attempts.pop(job.request_id, None)
+        else:
+            self._attempts.pop(job.request_id, None)
         finally:
             self._jobs.task_done()
+
+    def _retry(self, job: Job, delay_s: float) -> None:
+        if not self._autostart:
+            self._jobs.put_nowait(job)  # a drain takes it again before it returns
+            return
+        timer = threading.Timer(delay_s, self._jobs.put_nowait, args=(job,))
+        timer.daemon = True
+        timer.start()
 
 
 class SqsQueue:

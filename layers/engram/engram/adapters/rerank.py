@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
-from pydantic import SecretStr
 
 from ..errors import InvalidInputError, UnavailableError
 from ..models import MemorySettings
 from ..urlpolicy import check_endpoint_url
-from .embeddings.catalog import remote_endpoint
+from .embeddings.catalog import RemoteKeys, remote_endpoint
+from .guarded_http import guarded_transport, refusal
 
 __all__ = ["RemoteReranker", "RerankerFactory"]
 
@@ -42,7 +42,7 @@ class RemoteReranker:
             base_url=check_endpoint_url(base_url),
             headers={"Authorization": f"Bearer {api_key}"},
             timeout=timeout_s,
-            transport=transport,
+            transport=transport or guarded_transport(),
         )
 
     def order(self, query: str, documents: Sequence[str]) -> list[int]:
@@ -62,7 +62,8 @@ class RemoteReranker:
             ranked = sorted(results, key=lambda r: float(r["relevance_score"]), reverse=True)
             order = [int(r["index"]) for r in ranked]
         except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
-            raise UnavailableError(f"rerank failed ({type(exc).__name__})") from exc
+            reason = refusal(exc) or type(exc).__name__
+            raise UnavailableError(f"rerank failed ({reason})") from exc
         if sorted(order) != list(range(len(documents))):
             # A partial answer keeps the unranked rest after the ranked ones.
             seen = set(order)
@@ -75,15 +76,9 @@ class RerankerFactory:
     """The reranker the current settings ask for, built again only when they change;
     None when off or not configured (logged)."""
 
-    def __init__(
-        self,
-        settings: Callable[[], MemorySettings],
-        default_url: str | None,
-        api_key: SecretStr | None,
-    ) -> None:
+    def __init__(self, settings: Callable[[], MemorySettings], keys: RemoteKeys) -> None:
         self.settings = settings
-        self.default_url = default_url
-        self.api_key = api_key
+        self.keys = keys
         self._lock = threading.Lock()
         self._key: tuple[Any, ...] | None = None
         self._reranker: RemoteReranker | None = None
@@ -99,7 +94,7 @@ class RerankerFactory:
     def _build(self, settings: MemorySettings) -> RemoteReranker | None:
         if not settings.rerank_enabled:
             return None
-        endpoint = remote_endpoint(settings, self.default_url, self.api_key)
+        endpoint = remote_endpoint(settings, self.keys)
         if endpoint is None or not settings.rerank_provider_model:
             log.warning("rerank is enabled but needs a base URL, rerankProviderModel and a key")
             return None

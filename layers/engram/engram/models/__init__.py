@@ -4,7 +4,7 @@ from .chat import ChatCompletionRequest, ChatMessage, ChatOptions
 from .common import (
     DAY_MS,
     GLOBAL_OWNER,
-    MAX_CONTENT_BYTES,
+    MAX_CONTENT_CHARS,
     MAX_METADATA_BYTES,
     ApiModel,
     MemoryType,
@@ -36,6 +36,7 @@ from .qdrant import (
 from .retrieval import Resolution, RetrievalRequest, RetrievalResult, RetrievedMemory
 from .settings import MAX_TOKENS_LIMIT, MemorySettings, MemorySettingsUpdate
 from .status import (
+    ComponentFailure,
     EmbeddingProvider,
     EngineStatus,
     HealthReport,
@@ -48,7 +49,7 @@ from .vectors import ReindexRequest, ReindexResult
 __all__ = [
     "DAY_MS",
     "GLOBAL_OWNER",
-    "MAX_CONTENT_BYTES",
+    "MAX_CONTENT_CHARS",
     "MAX_METADATA_BYTES",
     "MAX_TOKENS_LIMIT",
     "MAX_TOP_K",
@@ -60,6 +61,7 @@ __all__ = [
     "ChatMessage",
     "ChatOptions",
     "CleanupResult",
+    "ComponentFailure",
     "EmbeddingJob",
     "EmbeddingProvider",
     "EngineStatus",

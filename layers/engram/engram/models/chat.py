@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from .common import Scope
 
@@ -31,7 +31,7 @@ class ChatCompletionRequest(BaseModel):
 
     model: str
     messages: Annotated[list[ChatMessage], Field(min_length=1)]
-    stream: bool = False
+    stream: StrictBool = False
 
     def forwarded(self) -> dict[str, Any]:
         """The body as the client sent it (fields it did not send stay absent)."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictBool
 
-from .common import ApiKeyId, ApiModel
+from .common import JSON_INT, ApiKeyId, ApiModel
 
 __all__ = ["CleanupResult", "SummarizeRequest", "SummarizeResult"]
 
@@ -14,9 +14,9 @@ __all__ = ["CleanupResult", "SummarizeRequest", "SummarizeResult"]
 class SummarizeRequest(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
-    older_than_days: Annotated[int, Field(ge=1, le=3650)] = 30
+    older_than_days: Annotated[int, Field(ge=1, le=3650), JSON_INT] = 30
     api_key_id: ApiKeyId | None = Field(None, description="One key; every key when omitted")
-    dry_run: bool = Field(True, description="Report what would change, change nothing")
+    dry_run: StrictBool = Field(True, description="Report what would change, change nothing")
 
 
 class SummarizeResult(ApiModel):

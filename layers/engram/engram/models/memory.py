@@ -14,6 +14,7 @@ from .common import (
     MemoryKey,
     MemoryType,
     Metadata,
+    PartialUpdate,
     SessionId,
     UtcDatetime,
 )
@@ -58,10 +59,12 @@ class MemoryImport(MemoryCreate):
     updated_at: UtcDatetime | None = None
 
 
-class MemoryUpdate(ApiModel):
-    """Fields to change; omitted fields stay. ``metadata`` replaces the stored object."""
+class MemoryUpdate(PartialUpdate):
+    """Fields to change; omitted fields stay. ``metadata`` replaces the stored object;
+    ``sessionId: null`` and ``expiresAt: null`` clear theirs. At least one field."""
 
-    model_config = _FORBID
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+    NULLABLE = frozenset({"session_id", "expires_at"})
 
     content: Content | None = None
     key: MemoryKey | None = None
@@ -74,9 +77,6 @@ class MemoryUpdate(ApiModel):
     def _not_empty(self) -> Self:
         if not self.model_fields_set:
             raise ValueError("at least one field must be given")
-        for name in ("content", "key", "type", "metadata"):
-            if name in self.model_fields_set and getattr(self, name) is None:
-                raise ValueError(f"{name} cannot be null")
         return self
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, SecretStr
+from pydantic import ConfigDict, Field, SecretStr, StrictBool
 
-from .common import ApiModel
+from .common import JSON_INT, ApiModel, PartialUpdate
 
 __all__ = [
     "MAX_TOP_K",
@@ -26,6 +26,9 @@ __all__ = [
 ]
 
 Quantization = Literal["none", "int8", "binary"]
+# A host name or address (ASCII: IDNA names are written in their xn-- form); empty means
+# Qdrant's embedded mode.
+_HOST = r"^[A-Za-z0-9._:\[\]-]*$"
 # SPEC: a Qdrant search returns at most 20 points.
 MAX_TOP_K = 20
 
@@ -33,10 +36,10 @@ MAX_TOP_K = 20
 class QdrantSettings(ApiModel):
     model_config = ConfigDict(extra="ignore")
 
-    enabled: bool = False
+    enabled: StrictBool = False
     host: Annotated[str, Field(max_length=255)] = ""
     port: Annotated[int, Field(ge=1, le=65535)] = 6333
-    https: bool = False
+    https: StrictBool = False
     api_key: SecretStr | None = None
     collection: Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")] = (
         "engram_memory"
@@ -46,22 +49,22 @@ class QdrantSettings(ApiModel):
     timeout_ms: Annotated[int, Field(ge=100, le=60_000)] = 2000
 
 
-class QdrantSettingsUpdate(ApiModel):
+class QdrantSettingsUpdate(PartialUpdate):
     """Fields to change; ``apiKey: ""`` removes the key."""
 
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool | None = None
-    host: Annotated[str, Field(max_length=255)] | None = None
-    port: Annotated[int, Field(ge=1, le=65535)] | None = None
-    https: bool | None = None
+    enabled: StrictBool | None = None
+    host: Annotated[str, Field(max_length=255, pattern=_HOST)] | None = None
+    port: Annotated[int, Field(ge=1, le=65535), JSON_INT] | None = None
+    https: StrictBool | None = None
     api_key: Annotated[str, Field(max_length=500)] | None = None
     collection: (
         Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")] | None
     ) = None
     embedding_model: Annotated[str, Field(max_length=200)] | None = None
     quantization: Quantization | None = None
-    timeout_ms: Annotated[int, Field(ge=100, le=60_000)] | None = None
+    timeout_ms: Annotated[int, Field(ge=100, le=60_000), JSON_INT] | None = None
 
 
 class QdrantSettingsPublic(ApiModel):

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from .common import ApiModel, Scope, SessionId, Strategy
+from .common import JSON_INT, ApiModel, Scope, SessionId, Strategy
 from .memory import Memory
 
 __all__ = ["Resolution", "RetrievalRequest", "RetrievalResult", "RetrievedMemory", "Tier"]
@@ -15,16 +15,23 @@ Tier = Literal["keyword", "vector", "hybrid", "recent"]
 
 
 class RetrievalRequest(ApiModel):
-    """What to retrieve. Unset fields take the stored settings' values."""
+    """What to retrieve. Unset fields take the stored settings' values. ``scope:
+    session`` needs a ``sessionId``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "if": {"properties": {"scope": {"const": "session"}}, "required": ["scope"]},
+            "then": {"required": ["sessionId"], "properties": {"sessionId": {"type": "string"}}},
+        },
+    )
 
     query: Annotated[str, Field(max_length=16_000)] = ""
     strategy: Strategy | None = None
-    max_tokens: Annotated[int, Field(ge=-1_000_000, le=1_000_000)] | None = Field(
+    max_tokens: Annotated[int, Field(ge=-1_000_000, le=1_000_000), JSON_INT] | None = Field(
         None, description="Token budget; clamped to [1, 16000]; 0 or less returns nothing"
     )
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    limit: Annotated[int, Field(ge=1, le=100), JSON_INT] = 20
     session_id: SessionId | None = None
     scope: Scope = Scope.API_KEY
 

@@ -1,36 +1,31 @@
-"""Stored per-deployment memory settings (SPEC section 10), as a model.
+"""Stored per-deployment memory settings (SPEC sections 10 and 11), as a model.
 
-Values are normalised rather than rejected when they are merely out of range:
-budgets and retention are clamped, the UI's ``recent`` strategy maps to
-``exact`` and an unknown strategy to ``hybrid``. Wrong types and unknown fields
-are rejected (``MemorySettingsUpdate`` forbids extras).
+Out-of-range numbers are refused, not clamped (a ``retentionDays`` typo must not
+delete a month of memories); the UI's ``recent`` strategy maps to ``exact`` and an
+unknown strategy to ``hybrid``, as in the reference. Wrong types and unknown fields
+are refused too (``MemorySettingsUpdate`` forbids extras).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, Strict, field_validator
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    WithJsonSchema,
+    field_validator,
+)
 
 from ..errors import InvalidInputError
 from ..urlpolicy import check_endpoint_url
-from .common import ApiModel, Strategy
+from .common import JSON_INT, ApiModel, Strategy
 
 __all__ = ["MAX_TOKENS_LIMIT", "MemorySettings", "MemorySettingsUpdate"]
 
 MAX_TOKENS_LIMIT = 16_000
-
-
-def _clamp(low: int, high: int) -> Callable[[Any], Any]:
-    def clamp(value: Any) -> Any:
-        if isinstance(value, bool):
-            return value  # the strict int validator rejects it
-        if isinstance(value, int | float) and value == value:  # not NaN
-            return max(low, min(high, int(value)))
-        return value
-
-    return clamp
 
 
 def _strategy(value: Any) -> Any:
@@ -52,31 +47,61 @@ def _backend(value: Any) -> Any:
 
 
 OptionalText = Annotated[str, Field(max_length=2048)] | None
+_PORT = "(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?"
+# What the URL policy accepts, as far as a pattern can say it (the policy also refuses
+# cloud metadata hosts and addresses): http(s), a host, an optional port and path; no
+# credentials, query or fragment. Empty removes the URL.
+_ENDPOINT = f"^\\s*(https?://[A-Za-z0-9.-]+{_PORT}(/[^?#\\s]*)?)?\\s*$"
 
 
 class MemorySettings(ApiModel):
     model_config = ConfigDict(extra="ignore")
 
-    enabled: bool = False
-    max_tokens: Annotated[int, Strict(), BeforeValidator(_clamp(0, MAX_TOKENS_LIMIT))] = 2000
-    retention_days: Annotated[int, Strict(), BeforeValidator(_clamp(1, 365))] = 30
-    strategy: Annotated[Strategy, BeforeValidator(_strategy)] = Strategy.HYBRID
+    enabled: StrictBool = False
+    max_tokens: Annotated[int, Field(ge=0, le=MAX_TOKENS_LIMIT), JSON_INT] = 2000
+    retention_days: Annotated[int, Field(ge=1, le=365), JSON_INT] = 30
+    strategy: Annotated[
+        Strategy,
+        BeforeValidator(_strategy),
+        # What a caller may send: any name; `recent` means exact, unknown ones hybrid.
+        WithJsonSchema(
+            {
+                "type": "string",
+                "description": "exact, semantic or hybrid (recent = exact;"
+                " any other name = hybrid)",
+            },
+            mode="validation",
+        ),
+    ] = Strategy.HYBRID
     # How hybrid combines keyword and vector evidence (engram/fusion.py).
     fusion: Literal["weighted", "rrf"] = "weighted"
-    auto_summarize: bool = False
+    auto_summarize: StrictBool = False
     embedding_source: Literal["auto", "remote", "static", "transformers"] = "auto"
     embedding_provider_model: OptionalText = None
-    custom_base_url: OptionalText = None
+    custom_base_url: Annotated[
+        OptionalText,
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "string", "maxLength": 2048, "pattern": _ENDPOINT},
+                    {"type": "null"},
+                ]
+            },
+            mode="validation",
+        ),
+    ] = None
     custom_model_id: OptionalText = None
-    transformers_enabled: bool = False
+    transformers_enabled: StrictBool = False
     # On by default, unlike the reference: the static model is local, free and fast,
     # so hybrid retrieval works out of the box.
-    static_enabled: bool = True
-    rerank_enabled: bool = False
+    static_enabled: StrictBool = True
+    rerank_enabled: StrictBool = False
     rerank_provider_model: OptionalText = None
-    vector_store: Annotated[Literal["auto", "libsql", "qdrant"], BeforeValidator(_vector_store)] = (
-        "auto"
-    )
+    vector_store: Annotated[
+        Literal["auto", "libsql", "qdrant"],
+        BeforeValidator(_vector_store),
+        WithJsonSchema({"enum": ["auto", "libsql", "qdrant", "sqlite-vec"]}, mode="validation"),
+    ] = "auto"
     primary_backend: Annotated[str, BeforeValidator(_backend), Field(max_length=64)] = "libsql"
     fallback_backends: Annotated[list[str], Field(max_length=8)] = Field(default_factory=list)
     backend_configs: dict[str, dict[str, Any]] = Field(default_factory=dict)

@@ -7,6 +7,7 @@ from pydantic import Field
 from .common import ApiModel, UtcDatetime
 
 __all__ = [
+    "ComponentFailure",
     "EmbeddingProvider",
     "EngineStatus",
     "HealthReport",
@@ -14,6 +15,13 @@ __all__ = [
     "QdrantStatus",
     "VectorStoreStatus",
 ]
+
+
+class ComponentFailure(ApiModel):
+    component: str = Field(description="embedder, upstream, extraction queue, jobs...")
+    error: str
+    at: UtcDatetime = Field(description="When it last failed")
+    count: int = Field(description="Failures in a row since the last success")
 
 
 class HealthReport(ApiModel):
@@ -65,3 +73,7 @@ class EngineStatus(ApiModel):
     rerank_enabled: bool
     schema_version: int
     remote_database: bool
+    failures: list[ComponentFailure] = Field(
+        default_factory=list,
+        description="Components failing now (fallbacks, background work); cleared on success",
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictBool
 
 from .common import ApiModel
 
@@ -14,7 +14,7 @@ __all__ = ["ReindexRequest", "ReindexResult"]
 class ReindexRequest(ApiModel):
     model_config = ConfigDict(extra="forbid")
 
-    force: bool = Field(False, description="Re-embed every memory, not only pending ones")
+    force: StrictBool = Field(False, description="Re-embed every memory, not only pending ones")
     target: Literal["libsql", "qdrant"] = Field(
         "libsql", description="'qdrant': write memories' vectors into the Qdrant collection"
     )

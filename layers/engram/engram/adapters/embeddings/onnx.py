@@ -22,7 +22,7 @@ class TransformersEmbedder:
     source = "transformers"
     dim = 384
 
-    def __init__(self, folder: Path, model: str = "all-MiniLM-L6-v2") -> None:
+    def __init__(self, folder: Path, model: str) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer

@@ -14,8 +14,9 @@ from typing import Any
 import httpx
 import numpy as np
 
-from ...errors import EmbeddingError, InvalidInputError, TransientEmbeddingError
-from ...urlpolicy import check_endpoint_url, check_resolved_host
+from ...errors import EmbeddingError, TransientEmbeddingError
+from ...urlpolicy import check_endpoint_url
+from ..guarded_http import guarded_transport, refusal
 from .base import Vectors, normalize
 
 __all__ = ["RemoteEmbedder"]
@@ -44,9 +45,9 @@ class RemoteEmbedder:
             base_url=self.base_url,
             headers={"Authorization": f"Bearer {api_key}"},
             timeout=timeout_s,
-            transport=transport,
+            # Connections only to vetted addresses, checked as they are made (DNS rebinding).
+            transport=transport or guarded_transport(),
         )
-        self._checked_host = False
 
     @property
     def dim(self) -> int:
@@ -62,17 +63,14 @@ class RemoteEmbedder:
         return np.concatenate(parts)
 
     def _call(self, texts: list[str]) -> Vectors:
-        if not self._checked_host:
-            try:
-                check_resolved_host(self.base_url)
-            except InvalidInputError as exc:
-                raise EmbeddingError(exc.message) from exc
-            self._checked_host = True
         try:
             response = self._client.post("/embeddings", json={"model": self.model, "input": texts})
         except httpx.TimeoutException as exc:
             raise TransientEmbeddingError("the embedding endpoint timed out") from exc
         except httpx.HTTPError as exc:
+            refused = refusal(exc)
+            if refused:  # not worth a retry: the address policy will refuse it again
+                raise EmbeddingError(refused) from None
             raise TransientEmbeddingError(
                 f"the embedding request failed ({type(exc).__name__})"
             ) from exc

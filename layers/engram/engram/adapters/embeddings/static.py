@@ -21,7 +21,7 @@ __all__ = ["StaticEmbedder"]
 class StaticEmbedder:
     source = "static"
 
-    def __init__(self, folder: Path, model: str = "potion-base-8M") -> None:
+    def __init__(self, folder: Path, model: str) -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 

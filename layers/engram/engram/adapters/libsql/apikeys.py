@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 
+from ...errors import StorageError
 from ...models import ApiKey, ApiKeyCreated
 from ...models.common import from_millis
 from .database import Database, Row
 
 __all__ = ["SECRET_PREFIX", "ApiKeyRepository", "hash_secret"]
 
+log = logging.getLogger(__name__)
 SECRET_PREFIX = "egm_"  # noqa: S105 - a public marker, not a secret
 # Do not write `last_used_at` on every request: a chat request should not pay a write.
 _LAST_USED_GRANULARITY_MS = 60_000
@@ -86,8 +89,12 @@ class ApiKeyRepository:
             return None
         last = row["last_used_at"]
         if last is None or now_ms - last >= _LAST_USED_GRANULARITY_MS:
-            self.db.execute(
-                "UPDATE api_keys SET last_used_at = ? WHERE id = ?", (now_ms, row["id"])
-            )
-            row = {**row, "last_used_at": now_ms}
+            try:
+                self.db.execute(
+                    "UPDATE api_keys SET last_used_at = ? WHERE id = ?", (now_ms, row["id"])
+                )
+                row = {**row, "last_used_at": now_ms}
+            except StorageError as exc:
+                # Bookkeeping: a locked or read-only database must not refuse a valid key.
+                log.info("last use of key %s not recorded: %s", row["id"], exc.message)
         return _to_key(row)

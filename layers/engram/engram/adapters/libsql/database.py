@@ -31,15 +31,19 @@ Row = dict[str, Any]
 _REMOTE_SCHEMES = ("libsql://", "https://", "http://", "wss://", "ws://")
 
 
-def _local_path(url: str) -> str:
-    """`file:relative/x.db`, `file:///abs/x.db`, a bare path or `:memory:` -> a path."""
+def _local_path(url: str) -> tuple[str, str]:
+    """(what to open, the file's path) for `file:relative/x.db`, `file:///abs/x.db`, a bare
+    path or `:memory:`. A `file:` URI with parameters (`?mode=ro`) is opened as a URI."""
     if url == ":memory:":
-        return url
+        return url, url
+    path = url
     if url.startswith("file://"):
-        return url[len("file://") :]
-    if url.startswith("file:"):
-        return url[len("file:") :]
-    return url
+        path = url[len("file://") :]
+    elif url.startswith("file:"):
+        path = url[len("file:") :]
+    if "?" in path:
+        return "file:" + path, path.split("?", 1)[0]
+    return path, path
 
 
 def split_statements(script: str) -> list[str]:
@@ -75,19 +79,22 @@ class Database:
     ):
         self.url = url
         self.is_remote = url.startswith(_REMOTE_SCHEMES)
+        self.read_only = False
         self._lock = threading.RLock()
         self._closed = False
         try:
             if self.is_remote:
                 self._conn = libsql.connect(url, auth_token=auth_token or "", isolation_level=None)
             else:
-                path = _local_path(url)
+                target, path = _local_path(url)
                 if path != ":memory:":
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
-                self._conn = libsql.connect(path, isolation_level=None)
-                # WAL lets readers in other processes proceed during a write; NORMAL sync is
-                # durable across application crashes, which is what a memory store needs.
-                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn = libsql.connect(target, isolation_level=None)
+                self.read_only = "mode=ro" in target
+                if not self.read_only:
+                    # WAL lets readers in other processes proceed during a write; NORMAL
+                    # sync is durable across application crashes, which a memory store needs.
+                    self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA synchronous=NORMAL")
                 self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
                 # SQLite's default page cache is 2 MB; rows with a vector and a context are

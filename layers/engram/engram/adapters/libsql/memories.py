@@ -55,6 +55,11 @@ class MemoryRepository:
             )
             if existing is None:
                 return UpsertOutcome(self._insert(item, key, now_ms), True, True)
+            if existing["expires_at"] is not None and existing["expires_at"] <= now_ms:
+                # An expired memory is gone for every reader: the key starts afresh rather
+                # than reviving it with its old expiry (which would hide the new content).
+                self._remove(existing, now_ms)
+                return UpsertOutcome(self._insert(item, key, now_ms), True, True)
             return self._merge(existing, item, now_ms)
 
     def _insert(self, item: MemoryCreate, key: str, now_ms: int) -> Memory:
@@ -209,20 +214,25 @@ class MemoryRepository:
             )
             if row is None:
                 return False
-            owner_clause, owner_params = owner_sql(row["api_key_id"], alias="")
-            self.db.execute(
-                f"DELETE FROM memories WHERE seq = ? AND {owner_clause}",
-                (row["seq"], *owner_params),
-            )
-            self.db.execute(
-                "INSERT INTO memory_tombstones (api_key_id, seq, version, deleted_at)"
-                " VALUES (?, ?, ?, ?)",
-                (row["api_key_id"], row["seq"], bump_version(self.db, row["api_key_id"]), now_ms),
-            )
-            refresh_contexts(
-                self.db, row["api_key_id"], row["session_id"], row["created_at"], row["seq"]
-            )
+            self._remove(row, now_ms)
             return True
+
+    def _remove(self, row: Row, now_ms: int) -> None:
+        """Delete one row (inside the caller's transaction), leaving the tombstone the
+        vector indexes catch up with, and refresh its session neighbours' contexts."""
+        owner_clause, owner_params = owner_sql(row["api_key_id"], alias="")
+        self.db.execute(
+            f"DELETE FROM memories WHERE seq = ? AND {owner_clause}",
+            (row["seq"], *owner_params),
+        )
+        self.db.execute(
+            "INSERT INTO memory_tombstones (api_key_id, seq, version, deleted_at)"
+            " VALUES (?, ?, ?, ?)",
+            (row["api_key_id"], row["seq"], bump_version(self.db, row["api_key_id"]), now_ms),
+        )
+        refresh_contexts(
+            self.db, row["api_key_id"], row["session_id"], row["created_at"], row["seq"]
+        )
 
     # -- reads --------------------------------------------------------------------
 

@@ -57,6 +57,8 @@ def load_migrations() -> list[Migration]:
 def apply_migrations(db: Database, migrations: list[Migration] | None = None) -> list[int]:
     """Bring the schema up to date; returns the versions applied by this call."""
     migrations = load_migrations() if migrations is None else migrations
+    if _all_applied(db, migrations):
+        return []  # one read, no write: the usual start (and a read-only database's)
     db.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
@@ -92,6 +94,16 @@ def apply_migrations(db: Database, migrations: list[Migration] | None = None) ->
                 f"migration {migration.version}_{migration.name} failed: {exc}"
             ) from exc
     return applied
+
+
+def _all_applied(db: Database, migrations: list[Migration]) -> bool:
+    """Every migration recorded with its current checksum (False on any doubt)."""
+    try:
+        rows = db.query("SELECT version, checksum FROM schema_migrations")
+    except StorageError:  # no table yet: a new database
+        return False
+    recorded = {int(r["version"]): r["checksum"] for r in rows}
+    return all(recorded.get(m.version) == m.checksum for m in migrations)
 
 
 def schema_version(db: Database) -> int:

@@ -1,0 +1,42 @@
+"""Recent failures of each component, for the engine status.
+
+Many faults never reach a response: retrieval falls back to keywords when the
+embedder is down, a chat goes on without memory, a background job fails. Each is
+logged, and recorded here too, so ``GET /api/memory/engine-status`` shows what is
+failing now (cleared by the component's next success) without reading logs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from .models import ComponentFailure
+from .models.common import from_millis
+
+__all__ = ["FailureLog"]
+
+
+class FailureLog:
+    def __init__(self, now_ms: Callable[[], int]) -> None:
+        self.now_ms = now_ms
+        self._lock = threading.Lock()
+        self._failures: dict[str, ComponentFailure] = {}
+
+    def failed(self, component: str, error: str) -> None:
+        """Record a failure (the message must be safe to show: no content, no secrets)."""
+        with self._lock:
+            previous = self._failures.get(component)
+            count = previous.count + 1 if previous else 1
+            self._failures[component] = ComponentFailure(
+                component=component, error=error, at=from_millis(self.now_ms()), count=count
+            )
+
+    def recovered(self, component: str) -> None:
+        if component in self._failures:  # cheap check first: this is on every success
+            with self._lock:
+                self._failures.pop(component, None)
+
+    def current(self) -> list[ComponentFailure]:
+        with self._lock:
+            return sorted(self._failures.values(), key=lambda f: f.component)

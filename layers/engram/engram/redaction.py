@@ -1,0 +1,108 @@
+"""Secrets never become memories: secret-shaped values are replaced before anything is
+written (memory content, keys, metadata; the text of an extraction job before it is
+queued).
+
+What counts as a secret here is what a leak would hurt: provider API keys (OpenAI,
+Anthropic, Google, xAI, Groq, Hugging Face, Stripe, Slack, GitHub, GitLab, npm...),
+cloud access keys (AWS access key ids and secret keys), JWTs, private keys, bearer
+tokens, credentials inside URLs, and values introduced as a password, secret, token
+or API key ("my password is hunter2", "api_key=..."). Each is replaced by
+``[REDACTED]``; the sentence around it stays, so "We use the key [REDACTED]" is still
+a readable memory of a fact that is not the secret.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["REDACTED", "contains_secret", "redact", "redact_value"]
+
+REDACTED = "[REDACTED]"
+
+# Shapes that are secrets whatever surrounds them.
+_TOKEN_SHAPES = [
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?"
+    r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)",
+    r"\bsk-(?:proj-|ant-(?:api\d{2}-)?|live-|test-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}",
+    r"\b(?:rk|sk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"\bxai-[A-Za-z0-9]{20,}",
+    r"\bgsk_[A-Za-z0-9]{20,}",
+    r"\bhf_[A-Za-z0-9]{20,}",
+    r"\bAIza[0-9A-Za-z_\-]{30,}",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    r"\bgithub_pat_[A-Za-z0-9_]{30,}",
+    r"\bglpat-[A-Za-z0-9_\-]{20,}",
+    r"\bnpm_[A-Za-z0-9]{30,}",
+    r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+    r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
+    r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b",
+    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    r"\begm_[A-Za-z0-9_\-]{20,}",  # Engram's own API keys
+    r"\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/\-]{16,}=*",
+]
+# Credentials inside a URL: keep the scheme and host, drop the user:password.
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/@:]+:[^\s/@]+@")
+# A value introduced as a secret: "password is X", "api key: X", "token=X", "pwd X".
+_LABELLED = re.compile(
+    r"(?i)\b(?P<label>(?:(?:api|access|secret|private|auth|bearer|client|session|refresh)"
+    r"[ _\-]?)?(?:pass(?:word|phrase|wd)?|pwd|secret(?:[ _\-]?key)?|token|api[ _\-]?key|"
+    r"access[ _\-]?key(?:[ _\-]?id)?|credentials?))"
+    r"(?P<sep>\s*(?:\bis\b|\bwas\b|=|:|\bto\b)?\s*[\"'`]?)"
+    r"(?P<value>[^\s\"'`,;]{4,})"
+)
+# 40 characters of base64 after an AWS secret label, or on their own next to one.
+_AWS_SECRET = re.compile(r"(?i)(aws[_ ]?secret[_ ]?(?:access[_ ]?)?key\W{0,3})[A-Za-z0-9/+=]{40}")
+_SHAPES = re.compile("|".join(f"(?:{p})" for p in _TOKEN_SHAPES))
+# Words that follow a secret's label without being one ("the password is wrong").
+_NOT_A_VALUE = frozenset(
+    "wrong correct right expired invalid valid missing required needed set reset changed "
+    "secure strong weak long short same different here there ready stored saved rotated "
+    "revoked leaked compromised stolen lost updated shared sent generated created deleted "
+    "removed active inactive fine okay good bad broken working complex simple too not also "
+    "still being now unchanged unknown empty blank encrypted hashed hidden visible public "
+    "private managed kept required optional the a an my your our their this that it".split()
+)
+
+
+def _secretish(value: str) -> bool:
+    """A bare word after a label ("password hunter2") is a secret when it does not read as
+    a word: digits, symbols, or capitals inside it."""
+    return any(c.isdigit() for c in value) or not value.isalpha() or value[1:] != value[1:].lower()
+
+
+def _labelled(match: re.Match[str]) -> str:
+    value = match.group("value").rstrip(".!?")
+    sep = match.group("sep").strip(" \"'`").lower()
+    if value == REDACTED or (sep not in ("=", ":") and value.lower() in _NOT_A_VALUE):
+        return match.group(0)
+    if sep in ("", "to") and not _secretish(value):
+        return match.group(0)  # "token refresh", "the secret to good pasta": no value given
+    tail = match.group("value")[len(value) :]
+    return f"{match.group('label')}{match.group('sep')}{REDACTED}{tail}"
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret-shaped value replaced by ``[REDACTED]``."""
+    if not text:
+        return text
+    text = _SHAPES.sub(REDACTED, text)
+    text = _AWS_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
+    return _LABELLED.sub(_labelled, text)
+
+
+def contains_secret(text: str) -> bool:
+    return redact(text) != text
+
+
+def redact_value(value: Any) -> Any:
+    """A JSON value with every string (keys of objects too) redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {redact(str(k)): redact_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v) for v in value]
+    return value
