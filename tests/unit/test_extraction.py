@@ -86,7 +86,13 @@ def test_duplicates_in_one_batch_collapse_by_key():
         "Do you prefer tabs?",
         "I like it.",
         "I prefer that.",
-        "I like Go.",  # "Go" is under the 3-character minimum
+        "I like it.",
+        "Do you like Go?",
+        "I need a minute to think about it.",
+        "I can't believe it.",
+        "Tell me a joke about penguins.",
+        "If we used Vue, would it be faster?",
+        "My friend likes Vue.",
         "",
         "   \n\n ",
     ],
@@ -106,8 +112,12 @@ def test_keys_are_category_colon_slug():
         assert re.fullmatch(r"[a-z_]+:[a-z0-9_]+", fact.key), fact.key
 
 
+def test_short_names_are_kept_when_known():
+    assert one("I like Go.").key == "preference:go"
+
+
 def test_dots_inside_names_do_not_cut_the_object():
-    assert one("I use Node.js 20 for the backend.").content == "Node.js 20 for the backend"
+    assert one("I use Node.js 20 for the backend.").content == "uses Node.js 20 for the backend"
 
 
 def test_trailing_explanations_are_cut():
@@ -151,9 +161,11 @@ def test_metadata_records_category_time_and_source():
     from datetime import UTC, datetime
 
     fact = one("I prefer dark mode.")
-    meta = fact.metadata("llm_response", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    meta = fact.metadata(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     assert meta == {
         "category": "preference",
         "extractedAt": "2026-01-02T03:04:05Z",
-        "source": "llm_response",
+        "source": "user",
+        "object": "dark_mode",
+        "subject": "theme",
     }

@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import EngramError, log_safe
+from .extraction import newest
 from .health import FailureLog
 from .injection import inject
-from .models import ChatOptions, ExtractionJob, RetrievalRequest, Scope
+from .models import ChatOptions, ExtractionJob, JobTurn, RetrievalRequest, Scope
 from .ports import JobQueue, Upstream, UpstreamResponse
+from .redaction import redact
 from .retrieval import Retriever
 from .settings import SettingsStore
 
@@ -44,8 +46,6 @@ _O1_FAMILY = re.compile(r"^o1(?:$|-mini|-preview|-\d)", re.IGNORECASE)
 _PASS_HEADERS = ("content-type", "openai-processing-ms", "x-request-id", "retry-after")
 # Retrieval reads at most this much of the last user message as its query.
 _MAX_QUERY_CHARS = 16_000
-# An extraction job carries at most the newest 200 KB (SQS allows 256 KiB).
-_MAX_JOB_TEXT = 200_000
 
 
 def opted_out(header_value: str | None) -> bool:
@@ -125,6 +125,8 @@ class PreparedChat:
     memory_on: bool
     injected: int = 0
     notes: list[str] = field(default_factory=list)
+    # Whether the answer is read for facts too (``extractFrom: both``).
+    read_answer: bool = False
 
 
 @dataclass
@@ -185,7 +187,13 @@ class ChatService:
             if not extract:
                 return
             try:
-                job = self.extraction_job(api_key_id, body, answer, request_id, options.session_id)
+                job = self.extraction_job(
+                    api_key_id,
+                    body,
+                    answer if prepared.read_answer else "",
+                    request_id,
+                    options.session_id,
+                )
                 if job is not None:
                     await asyncio.to_thread(self.queue.send, job)
             except Exception as exc:  # the answer is sent already: log, never raise
@@ -251,6 +259,7 @@ class ChatService:
             return PreparedChat(body, memory_on=False, notes=["settings unavailable"])
         if not settings.enabled or opt_out:
             return PreparedChat(body, memory_on=False)
+        read_answer = settings.extract_from == "both"
         try:
             query = last_user_text(body)
             result = self.retriever.retrieve(
@@ -260,14 +269,18 @@ class ChatService:
                 ),
             )
             if not result.results:
-                return PreparedChat(body, memory_on=True)
+                return PreparedChat(body, memory_on=True, read_answer=read_answer)
             injected = inject(body, result.results, provider)
         except Exception as exc:  # memory never fails a chat: forward without it
             # The failure, never its message: a validation error quotes the user's text.
             log.warning("memory retrieval failed; forwarding without memory: %s", log_safe(exc))
             self.failures.failed("chat memory", log_safe(exc))
-            return PreparedChat(body, memory_on=True, notes=["retrieval failed"])
-        return PreparedChat(injected, memory_on=True, injected=len(result.results))
+            return PreparedChat(
+                body, memory_on=True, notes=["retrieval failed"], read_answer=read_answer
+            )
+        return PreparedChat(
+            injected, memory_on=True, injected=len(result.results), read_answer=read_answer
+        )
 
     @staticmethod
     def extraction_job(
@@ -277,15 +290,21 @@ class ChatService:
         request_id: str,
         session_id: str | None = None,
     ) -> ExtractionJob | None:
-        """The job for one finished exchange, or None when there is nothing to read."""
-        text = "\n".join(t for t in (last_user_text(body), answer) if t.strip())
-        if not text:
+        """The job for one finished exchange, or None when there is nothing to read.
+
+        Its text is redacted here, before it is queued: a secret pasted into a chat
+        never reaches the queue, let alone storage. ``answer`` is "" unless the
+        settings read the assistant's words too.
+        """
+        turns = [
+            JobTurn(role=role, text=redact(newest(text)))
+            for role, text in (("user", last_user_text(body)), ("assistant", answer))
+            if text.strip()
+        ]
+        if not turns:
             return None
         return ExtractionJob(
-            api_key_id=api_key_id,
-            session_id=session_id,
-            text=text[-_MAX_JOB_TEXT:],
-            request_id=request_id,
+            api_key_id=api_key_id, session_id=session_id, turns=turns, request_id=request_id
         )
 
 

@@ -7,8 +7,8 @@ import threading
 from typing import Any
 
 from .errors import UnavailableError
-from .models import EmbeddingProvider
-from .ports import EmbedderCatalog, EmbedderChoice, Vectors
+from .models import EmbeddingProvider, Removed
+from .ports import EmbedderCatalog, EmbedderChoice, EmbeddingCache, Vectors
 from .settings import SettingsStore
 
 __all__ = ["ActiveEmbedder"]
@@ -38,6 +38,12 @@ class ActiveEmbedder:
             if key != self._key:
                 self._choice, self._key = self.catalog.resolve(s), key
             return self._choice
+
+    def forget(self, removed: Removed) -> None:
+        """Drop the cached vectors of memories that left (deleted, forgotten, retired)."""
+        embedder = self._choice.embedder
+        if isinstance(embedder, EmbeddingCache):
+            embedder.forget(removed.contents)
 
     def providers(self) -> list[EmbeddingProvider]:
         return self.catalog.providers(self.settings.get())

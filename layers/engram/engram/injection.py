@@ -37,12 +37,16 @@ def provider_supports_system(provider: str | None) -> bool:
 
 
 def format_memories(memories: Sequence[Memory]) -> str:
-    """``Memory context:`` then one memory per line, labelled with its category."""
+    """``Memory context:`` then one memory per line, labelled with its category; what
+    the assistant said is labelled as such, never passed off as the user's."""
     lines = [MEMORY_HEADER]
     for memory in memories:
         category = memory.metadata.get("category")
         text = " ".join(memory.content.split())
-        lines.append(f"- {category}: {text}" if isinstance(category, str) else f"- {text}")
+        label = category if isinstance(category, str) else ""
+        if memory.metadata.get("source") == "assistant":
+            label = f"said by the assistant, {label}" if label else "said by the assistant"
+        lines.append(f"- {label}: {text}" if label else f"- {text}")
     return "\n".join(lines)
 
 

@@ -1,9 +1,12 @@
-"""Memory use cases: upsert by key, read, change, delete, list, export, extract.
+"""Memory use cases: upsert by key, read, change, delete, forget, list, export, learn.
 
-Every write that gives a memory new text asks for its vector on the embedding
-queue (after the transaction commits), so retrieval finds it by meaning without
-waiting for a reindex. A failed request is logged, never raised: the memory is
-stored and stays marked for embedding, which the reindex schedule catches up on.
+Every write is redacted first: secret-shaped values never reach storage, whatever
+path they come by (REST, import, extraction). Every write that gives a memory new
+text asks for its vector on the embedding queue (after the transaction commits),
+so retrieval finds it by meaning without waiting for a reindex. A failed request is
+logged, never raised: the memory is stored and stays marked for embedding, which
+the reindex schedule catches up on. Whatever leaves ``memories`` (deleted,
+forgotten, retired) is announced to the other indexes and caches (``on_remove``).
 """
 
 from __future__ import annotations
@@ -14,25 +17,32 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from .errors import EngramError, InvalidInputError
-from .extraction import extract_facts
+from .extraction import extract
 from .health import FailureLog
+from .learning import Learned, learn
 from .models import (
     EmbeddingJob,
     ExtractionJob,
     ExtractionOutcome,
+    ForgetOutcome,
     HealthReport,
     Memory,
     MemoryCreate,
+    MemoryForget,
+    MemoryHistory,
     MemoryPage,
     MemoryQuery,
     MemoryStats,
     MemoryUpdate,
+    Removed,
     UpsertOutcome,
 )
 from .models.common import from_millis, to_millis
-from .ports import JobLedger, JobQueue, MemoryStore, RetrievalStats, UnitOfWork
+from .ports import FactHistory, JobLedger, JobQueue, MemoryStore, RetrievalStats, UnitOfWork
+from .redaction import redact, redact_value
 
 __all__ = ["HEALTH_OWNER", "MemoryService", "derive_key"]
 
@@ -53,29 +63,33 @@ class MemoryService:
     def __init__(
         self,
         store: MemoryStore,
+        history: FactHistory,
         ledger: JobLedger,
         stats: RetrievalStats,
         uow: UnitOfWork,
         now_ms: Callable[[], int],
         *,
         embedding_queue: JobQueue | None = None,
-        on_delete: Sequence[Callable[[str], None]] = (),
+        on_remove: Sequence[Callable[[Removed], None]] = (),
         failures: FailureLog | None = None,
     ) -> None:
         self.failures = failures or FailureLog(now_ms)
         self.store = store
+        self.history = history
         self.ledger = ledger
         self.stats_store = stats
         self.uow = uow
         self.now_ms = now_ms
         self.embedding_queue = embedding_queue
-        # Other indexes to tell about a deletion (Qdrant); their failures are logged.
-        self.on_delete = tuple(on_delete)
+        # Other indexes and caches to tell what left (Qdrant points, cached vectors);
+        # their failures are logged, never raised: the rows are gone either way.
+        self.on_remove = tuple(on_remove)
 
     # -- writes -------------------------------------------------------------------------
 
     def upsert(self, item: MemoryCreate) -> UpsertOutcome:
         now = self.now_ms()
+        item = _redacted(item)
         _not_expired(item.expires_at, now)
         outcome = self.store.upsert(item, item.key or derive_key(item.content), now)
         self.request_vectors(item.api_key_id, _fresh([outcome]))
@@ -94,6 +108,7 @@ class MemoryService:
         outcomes: list[UpsertOutcome] = []
         with self.uow.transaction():
             for index, item in enumerate(items):
+                item = _redacted(item)
                 try:
                     _not_expired(item.expires_at, now)
                     outcomes.append(
@@ -109,6 +124,7 @@ class MemoryService:
         self, memory_id: str, changes: MemoryUpdate, api_key_id: str | None = None
     ) -> Memory | None:
         now = self.now_ms()
+        changes = _redacted(changes)
         _not_expired(changes.expires_at, now)
         outcome = self.store.update(memory_id, api_key_id, changes, now)
         if outcome is None:
@@ -119,14 +135,40 @@ class MemoryService:
         return memory
 
     def delete(self, memory_id: str, api_key_id: str | None = None) -> bool:
-        deleted = self.store.delete(memory_id, api_key_id, self.now_ms())
-        if deleted:
-            for hook in self.on_delete:
-                try:
-                    hook(memory_id)
-                except EngramError:
-                    log.warning("a secondary index kept a deleted memory", exc_info=True)
-        return deleted
+        removed = self.store.delete(memory_id, api_key_id, self.now_ms())
+        self._announce(removed)
+        return bool(removed)
+
+    def forget(self, request: MemoryForget) -> ForgetOutcome:
+        """Delete a key's memories matching the filters, with their history, from every
+        store: rows, the keyword index, vectors (every process's matrices catch up by
+        tombstone), Qdrant points and cached vectors. ``dryRun`` only counts."""
+        outcome, removed = self.history.forget(request, self.now_ms())
+        self._announce(removed)
+        log.info(
+            "forgot %d memories and %d retired versions of %s%s",
+            outcome.deleted,
+            outcome.history,
+            request.api_key_id,
+            " (dry run)" if request.dry_run else "",
+        )
+        return outcome
+
+    def versions(self, memory_id: str, api_key_id: str | None = None) -> MemoryHistory | None:
+        """The fact ``memory_id`` belongs to, version by version (newest first)."""
+        found = self.history.versions(memory_id, api_key_id)
+        return None if found is None else MemoryHistory(data=found)
+
+    def _announce(self, removed: Removed) -> None:
+        if not removed:
+            return
+        for hook in self.on_remove:
+            try:
+                hook(removed)
+            except EngramError:
+                log.warning(
+                    "an index or cache kept %d removed memories", len(removed.ids), exc_info=True
+                )
 
     def request_vectors(self, owner: str, ids: list[str], request_id: str | None = None) -> None:
         """Ask the embedding worker for these memories' vectors (fail-soft)."""
@@ -220,51 +262,60 @@ class MemoryService:
     # -- extraction -----------------------------------------------------------------------
 
     def process_extraction(self, job: ExtractionJob) -> ExtractionOutcome:
-        """Run one extraction job exactly once, however often it is delivered.
+        """Learn from one chat exchange exactly once, however often it is delivered.
 
         The job id is recorded in the same transaction as the memories, so a crash
         between the two cannot leave the job half-done and marked done. Vectors are
-        requested after the commit.
+        requested, and retired facts announced, after the commit.
         """
         with self.uow.transaction():
             if self.ledger.seen(job.request_id):
                 return ExtractionOutcome(
                     request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
                 )
-            facts = self._facts(job.api_key_id, job.text, job.session_id)
-            outcomes = self._upsert_all(facts, self.now_ms())
+            turns = [(t.role, t.text) for t in job.turns]
+            if job.text:
+                turns.append(("user", job.text))
+            outcomes: list[UpsertOutcome] = []
+            retired = Removed()
+            for role, text in turns:
+                learned = self._learn(job.api_key_id, text, job.session_id, role)
+                outcomes += learned.outcomes
+                retired += learned.retired
             self.ledger.mark(job.request_id, job.kind, self.now_ms())
         self._request_for(outcomes, f"{job.request_id}.embed")
+        self._announce(retired)
         return ExtractionOutcome(
             request_id=job.request_id,
             duplicate=False,
             created=[o.memory.id for o in outcomes if o.created],
             changed=[o.memory.id for o in outcomes if not o.created and o.content_changed],
             unchanged=[o.memory.id for o in outcomes if not o.created and not o.content_changed],
+            retired=list(retired.ids),
         )
 
     def extract_and_store(
-        self, api_key_id: str, text: str, session_id: str | None = None, source: str = "chat"
+        self, api_key_id: str, text: str, session_id: str | None = None, role: str = "user"
     ) -> list[UpsertOutcome]:
-        """Extract facts from ``text`` and upsert them (idempotent: keys are stable)."""
-        items = self._facts(api_key_id, text, session_id, source)
-        return self.upsert_many(items) if items else []
+        """Learn the facts of ``text`` as said by ``role`` (idempotent: keys are stable)."""
+        with self.uow.transaction():
+            learned = self._learn(api_key_id, text, session_id, role)
+        self._request_for(learned.outcomes)
+        self._announce(learned.retired)
+        return learned.outcomes
 
-    def _facts(
-        self, api_key_id: str, text: str, session_id: str | None, source: str = "chat"
-    ) -> list[MemoryCreate]:
-        extracted_at = from_millis(self.now_ms())
-        return [
-            MemoryCreate(
-                api_key_id=api_key_id,
-                session_id=session_id,
-                type=fact.type,
-                key=fact.key,
-                content=fact.content,
-                metadata=fact.metadata(source, extracted_at),
-            )
-            for fact in extract_facts(text)
-        ]
+    def _learn(self, owner: str, text: str, session_id: str | None, role: str) -> Learned:
+        now = self.now_ms()
+        return learn(
+            self.store,
+            self.history,
+            extract(redact(text)),
+            owner=owner,
+            session_id=session_id,
+            source=role,
+            extracted_at=from_millis(now),
+            now_ms=now,
+        )
 
 
 def _not_expired(expires_at: datetime | None, now_ms: int) -> None:
@@ -275,3 +326,20 @@ def _not_expired(expires_at: datetime | None, now_ms: int) -> None:
 
 def _fresh(outcomes: list[UpsertOutcome]) -> list[str]:
     return [o.memory.id for o in outcomes if o.created or o.content_changed]
+
+
+_Write = TypeVar("_Write", MemoryCreate, MemoryUpdate)
+
+
+def _redacted(item: _Write) -> _Write:
+    """``item`` with every secret-shaped value in its content, key and metadata replaced."""
+    changes: dict[str, object] = {}
+    if item.content is not None and (clean := redact(item.content)) != item.content:
+        changes["content"] = clean
+    if item.key is not None and (clean_key := redact(item.key)) != item.key:
+        changes["key"] = clean_key
+    if item.metadata:
+        clean_meta = redact_value(item.metadata)
+        if clean_meta != item.metadata:
+            changes["metadata"] = clean_meta
+    return item.model_copy(update=changes) if changes else item

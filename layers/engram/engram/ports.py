@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -26,16 +26,20 @@ from .models import (
     ApiKey,
     ApiKeyCreated,
     EmbeddingProvider,
+    ForgetOutcome,
     Job,
     Memory,
     MemoryCreate,
+    MemoryForget,
     MemoryQuery,
     MemorySettings,
     MemoryUpdate,
+    MemoryVersion,
     OwnerFilter,
     QdrantHealth,
     QdrantHit,
     QdrantSettings,
+    Removed,
     UpsertOutcome,
 )
 
@@ -45,6 +49,8 @@ __all__ = [
     "Embedder",
     "EmbedderCatalog",
     "EmbedderChoice",
+    "EmbeddingCache",
+    "FactHistory",
     "JobLedger",
     "JobQueue",
     "MaintenanceStore",
@@ -95,13 +101,15 @@ class MemoryStore(Protocol):
     """Memory rows: writes and management reads. ``owner=None`` spans every owner (the
     management API's own choice, made explicitly)."""
 
-    def upsert(self, item: MemoryCreate, key: str, now_ms: int) -> UpsertOutcome: ...
+    def upsert(
+        self, item: MemoryCreate, key: str, now_ms: int, *, supersede: bool = False
+    ) -> UpsertOutcome: ...
 
     def update(
         self, memory_id: str, owner: str | None, changes: MemoryUpdate, now_ms: int
     ) -> tuple[Memory, bool] | None: ...
 
-    def delete(self, memory_id: str, owner: str | None, now_ms: int) -> bool: ...
+    def delete(self, memory_id: str, owner: str | None, now_ms: int) -> Removed: ...
 
     def get(self, memory_id: str, owner: str | None, now_ms: int | None) -> Memory | None: ...
 
@@ -114,6 +122,22 @@ class MemoryStore(Protocol):
     ) -> list[tuple[Memory, tuple[int, int]]]: ...
 
     def totals(self, owner: str | None, now_ms: int) -> tuple[int, int]: ...
+
+
+class FactHistory(Protocol):
+    """Facts retired by later statements, and forgetting a key's memories with them."""
+
+    def retire(
+        self, memory_id: str, owner: str, now_ms: int, *, superseded_by: str | None = None
+    ) -> Removed: ...
+
+    def live_about(
+        self, owner: str, subject: str, categories: tuple[str, ...], source: str
+    ) -> list[Memory]: ...
+
+    def versions(self, memory_id: str, owner: str | None) -> list[MemoryVersion] | None: ...
+
+    def forget(self, request: MemoryForget, now_ms: int) -> tuple[ForgetOutcome, Removed]: ...
 
 
 class JobLedger(Protocol):
@@ -216,6 +240,15 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@runtime_checkable
+class EmbeddingCache(Protocol):
+    """An embedder that keeps vectors of texts it has seen, and can drop them."""
+
+    def forget(self, texts: Sequence[str]) -> int:
+        """Drop the cached vectors of ``texts``; how many were cached."""
+        ...
 
 
 @dataclass(frozen=True)

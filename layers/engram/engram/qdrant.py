@@ -27,6 +27,7 @@ from .models import (
     QdrantSettings,
     QdrantSettingsUpdate,
     QdrantStatus,
+    Removed,
 )
 from .ports import (
     DenseScores,
@@ -249,12 +250,14 @@ class QdrantService:
         except UnavailableError as exc:
             log.warning("qdrant mirror write failed; libSQL keeps the vectors: %s", exc.message)
 
-    def forget(self, memory_id: str) -> None:
+    def forget(self, removed: Removed) -> None:
+        """Delete the points of memories that left libSQL (deleted, forgotten, retired)."""
         store = self.store()
-        if store is None:
+        if store is None or not removed:
             return
         try:
-            store.delete([memory_id])
+            for start in range(0, len(removed.ids), 500):
+                store.delete(list(removed.ids[start : start + 500]))
         except UnavailableError:
             log.warning("qdrant point delete failed; cleanup will catch it", exc_info=True)
 

@@ -22,6 +22,7 @@ from .adapters.embeddings.catalog import LocalCatalog, RemoteKeys
 from .adapters.libsql import (
     ApiKeyRepository,
     Database,
+    HistoryRepository,
     IndexCache,
     JobLedgerRepository,
     LibsqlStorageInfo,
@@ -192,12 +193,13 @@ def open_engine(
     stats = RetrievalStatsRepository(db)
     memories = MemoryService(
         MemoryRepository(db),
+        HistoryRepository(db),
         JobLedgerRepository(db),
         stats,
         db,
         now_ms,
         embedding_queue=queues.embedding,
-        on_delete=(qdrant.forget,),
+        on_remove=(qdrant.forget, embeddings.forget),
         failures=failures,
     )
     retriever = Retriever(

@@ -211,7 +211,7 @@ def test_batch_upsert_is_all_or_nothing(engine, db):
 
 def test_extract_and_store_upserts_facts_with_metadata(engine, clock, db):
     text = "I prefer TypeScript. I'll use Postgres for this project."
-    outcomes = engine.memories.extract_and_store("k1", text, session_id="s1", source="chat")
+    outcomes = engine.memories.extract_and_store("k1", text, session_id="s1")
     assert [o.memory.key for o in outcomes] == [
         "preference:typescript",
         "decision:postgres_for_this_project",
@@ -219,7 +219,9 @@ def test_extract_and_store_upserts_facts_with_metadata(engine, clock, db):
     assert outcomes[0].memory.metadata == {
         "category": "preference",
         "extractedAt": "2026-11-30T12:00:00Z",
-        "source": "chat",
+        "source": "user",
+        "object": "typescript",
+        "subject": "programming_language",
     }
     again = engine.memories.extract_and_store("k1", text, session_id="s1")
     assert [o.created for o in again] == [False, False]

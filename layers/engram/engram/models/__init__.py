@@ -11,17 +11,22 @@ from .common import (
     Scope,
     Strategy,
 )
-from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome, Job
+from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome, Job, JobTurn
 from .keys import ApiKey, ApiKeyCreate, ApiKeyCreated
 from .maintenance import CleanupResult, SummarizeRequest, SummarizeResult
 from .memory import (
+    ForgetOutcome,
     Memory,
     MemoryCreate,
+    MemoryForget,
+    MemoryHistory,
     MemoryImport,
     MemoryPage,
     MemoryQuery,
     MemoryStats,
     MemoryUpdate,
+    MemoryVersion,
+    Removed,
     UpsertOutcome,
 )
 from .owner import OwnerFilter, owner_filter
@@ -67,11 +72,15 @@ __all__ = [
     "EngineStatus",
     "ExtractionJob",
     "ExtractionOutcome",
+    "ForgetOutcome",
     "HealthReport",
     "Job",
+    "JobTurn",
     "KeywordTierStatus",
     "Memory",
     "MemoryCreate",
+    "MemoryForget",
+    "MemoryHistory",
     "MemoryImport",
     "MemoryPage",
     "MemoryQuery",
@@ -80,6 +89,7 @@ __all__ = [
     "MemoryStats",
     "MemoryType",
     "MemoryUpdate",
+    "MemoryVersion",
     "OwnerFilter",
     "QdrantHealth",
     "QdrantHit",
@@ -89,6 +99,7 @@ __all__ = [
     "QdrantStatus",
     "ReindexRequest",
     "ReindexResult",
+    "Removed",
     "Resolution",
     "RetrievalRequest",
     "RetrievalResult",

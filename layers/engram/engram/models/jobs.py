@@ -8,21 +8,34 @@ from pydantic import ConfigDict, Field
 
 from .common import ApiKeyId, ApiModel, SessionId
 
-__all__ = ["EmbeddingJob", "ExtractionJob", "ExtractionOutcome", "Job"]
+__all__ = ["EmbeddingJob", "ExtractionJob", "ExtractionOutcome", "Job", "JobTurn"]
 
 JobId = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
 
+class JobTurn(ApiModel):
+    """One message of the exchange, with who said it: facts about the user come from the
+    user's turns; the assistant's are read only when ``extractFrom`` is ``both``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant"]
+    # The newest 64 KiB are read; the cap here only bounds a message (SQS allows 256 KiB).
+    text: Annotated[str, Field(max_length=200_000)]
+
+
 class ExtractionJob(ApiModel):
-    """Extract facts from one finished chat exchange (user's last message + answer)."""
+    """Extract facts from one finished chat exchange (the user's last message, and the
+    answer when the settings extract from both). Its text is redacted before queuing."""
 
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["extraction"] = "extraction"
     api_key_id: ApiKeyId
     session_id: SessionId | None = None
-    # The newest 64 KiB are used; the cap here only bounds a message (SQS allows 256 KiB).
-    text: Annotated[str, Field(max_length=200_000)]
+    turns: Annotated[list[JobTurn], Field(max_length=8)] = Field(default_factory=list)
+    # Jobs queued before turns existed carry the exchange as one text (read as before).
+    text: Annotated[str, Field(max_length=200_000)] | None = None
     request_id: JobId = Field(description="Idempotency key: the chat request it came from")
 
 
@@ -47,3 +60,4 @@ class ExtractionOutcome(ApiModel):
     created: list[str]
     changed: list[str]
     unchanged: list[str]
+    retired: list[str] = Field(default_factory=list, description="Facts moved to the history")

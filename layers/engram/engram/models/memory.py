@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, StrictBool, model_validator
 
 from .common import (
     ApiKeyId,
@@ -20,13 +20,18 @@ from .common import (
 )
 
 __all__ = [
+    "ForgetOutcome",
     "Memory",
     "MemoryCreate",
+    "MemoryForget",
+    "MemoryHistory",
     "MemoryImport",
     "MemoryPage",
     "MemoryQuery",
     "MemoryStats",
     "MemoryUpdate",
+    "MemoryVersion",
+    "Removed",
     "UpsertOutcome",
 ]
 
@@ -94,12 +99,29 @@ class Memory(ApiModel):
 
 
 @dataclass(frozen=True)
+class Removed:
+    """Memories a write took out of ``memories`` (deleted, forgotten or retired): what the
+    other indexes and caches must drop too."""
+
+    ids: tuple[str, ...] = ()
+    contents: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.ids)
+
+    def __add__(self, other: Removed) -> Removed:
+        return Removed(self.ids + other.ids, self.contents + other.contents)
+
+
+@dataclass(frozen=True)
 class UpsertOutcome:
-    """What an upsert did: the stored memory, and whether it was new or its text changed."""
+    """What an upsert did: the stored memory, whether it was new or its text changed, and
+    the memory it superseded (retired into the history), if any."""
 
     memory: Memory
     created: bool
     content_changed: bool
+    retired: Removed = Removed()
 
 
 class MemoryQuery(ApiModel):
@@ -138,3 +160,43 @@ class MemoryPage(ApiModel):
     limit: int
     offset: int
     by_type: dict[str, int]
+
+
+class MemoryForget(ApiModel):
+    """Which memories of one key to forget: all of them, or those matching every filter
+    given. Their retired versions (history) go with them."""
+
+    model_config = _FORBID
+
+    api_key_id: ApiKeyId = Field(description="The key whose memories are forgotten (required)")
+    session_id: SessionId | None = None
+    type: MemoryType | None = None
+    older_than_days: Annotated[int, Field(ge=1, le=36_500)] | None = Field(
+        None, description="Only memories last written more than this many days ago"
+    )
+    dry_run: StrictBool = Field(False, description="Count what would be forgotten, change nothing")
+
+
+class ForgetOutcome(ApiModel):
+    matched: int = Field(description="Live memories that matched the filters")
+    deleted: int = Field(description="Live memories deleted (0 on a dry run)")
+    history: int = Field(description="Retired versions that matched (deleted unless a dry run)")
+    by_type: dict[str, int]
+    dry_run: bool
+
+
+class MemoryVersion(Memory):
+    """One version of a fact: the live memory, or one it retired."""
+
+    valid_from: UtcDatetime = Field(description="When this version was first stated")
+    valid_to: UtcDatetime | None = Field(description="When it was retired; null while live")
+    superseded_by: str | None = Field(
+        description="The memory that replaced it; null when live or only withdrawn"
+    )
+    reason: str | None = Field(description="superseded | withdrawn; null while live")
+
+
+class MemoryHistory(ApiModel):
+    """A fact's versions, newest first: the live one (if any) and those it replaced."""
+
+    data: list[MemoryVersion]

@@ -76,6 +76,9 @@ class MemorySettings(ApiModel):
     # How hybrid combines keyword and vector evidence (engram/fusion.py).
     fusion: Literal["weighted", "rrf"] = "weighted"
     auto_summarize: StrictBool = False
+    # Whose words facts are taken from: the user's turns only, or the assistant's too
+    # (the reference's behaviour; those facts are marked and injected as the assistant's).
+    extract_from: Literal["user", "both"] = "user"
     embedding_source: Literal["auto", "remote", "static", "transformers"] = "auto"
     embedding_provider_model: OptionalText = None
     custom_base_url: Annotated[

@@ -108,7 +108,10 @@ def test_remembers_across_requests(chat, stub, jobs, engine, key):
     assert sent[0]["role"] == "system"
     lines = sent[0]["content"].split("\n")
     assert lines[0] == "Memory context:"
-    assert set(lines[1:]) == {"- preference: TypeScript", "- decision: Postgres for this project"}
+    assert set(lines[1:]) == {
+        "- preference: TypeScript",
+        "- decision: use Postgres for this project",
+    }
     assert sent[1] == {"role": "user", "content": "Which database should I use?"}
 
 
@@ -306,10 +309,46 @@ def test_provider_resolution():
     assert resolve_provider("gpt-4o", configured="Qianfan") == "qianfan"
 
 
-def test_job_text_has_the_question_and_the_answer(chat, stub, jobs, engine):
+def test_the_job_carries_the_users_turn_only_by_default(chat, stub, jobs):
     captured = []
     jobs._handle = captured.append  # observe the job itself instead of processing it
     ask(chat, "I prefer tabs.")
     jobs.drain()
-    assert captured[0].text == f"I prefer tabs.\n{stub.reply}"
+    assert [(t.role, t.text) for t in captured[0].turns] == [("user", "I prefer tabs.")]
     assert json.loads(captured[0].model_dump_json())["requestId"].startswith("chat-")
+
+
+def test_the_assistants_words_never_become_the_users_facts(chat, stub, jobs, engine, key):
+    stub.reply = "I prefer concise answers. I usually recommend Django."
+    ask(chat, "What framework would you pick?")
+    jobs.drain()
+    assert keys_of(engine, key.id) == set()
+
+
+def test_extract_from_both_marks_the_assistants_facts(chat, stub, jobs, engine, key):
+    engine.settings.update(MemorySettingsUpdate(extract_from="both"))
+    stub.reply = "I prefer Flask."
+    ask(chat, "I prefer Django.")
+    jobs.drain()
+    stored = engine.memories.list_page(MemoryQuery(api_key_id=key.id)).data
+    by_source = {m.metadata["source"]: m for m in stored}
+    assert set(by_source) == {"user", "assistant"}
+    assert by_source["assistant"].key == "assistant:preference:flask"
+    # Same subject (a backend framework), other speaker: the user's preference stays live.
+    assert by_source["user"].key == "preference:django"
+    ask(chat, "Django or Flask for this?")
+    injected = stub.requests[-1]["json"]["messages"][0]["content"].split("\n")
+    assert "- said by the assistant, preference: Flask" in injected
+    assert "- preference: Django" in injected
+
+
+def test_a_secret_in_a_chat_never_reaches_the_queue(chat, stub, jobs, engine, key):
+    captured = []
+    jobs._handle = captured.append
+    ask(chat, "We use Stripe with the key sk_live_51HxYzAbCdEfGhIjKlMnOpQr and password hunter2")
+    jobs.drain()
+    text = captured[0].turns[0].text
+    assert "sk_live_" not in text and "hunter2" not in text
+    assert "[REDACTED]" in text
+
+

@@ -78,6 +78,16 @@ class CachedEmbedder(_Wrapper):
             self._prefix = f"{self.source}:{self.model}:{self.dim}:"
         return self._prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    def forget(self, texts: Sequence[str]) -> int:
+        """Drop the vectors of ``texts`` (a forgotten memory leaves no trace here)."""
+        if self._cache is None or self._prefix is None:
+            return 0
+        dropped = 0
+        with self._lock:
+            for text in texts:
+                dropped += self._cache.pop(self.key(text), None) is not None
+        return dropped
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         if self._cache is None or not texts:
             return self.inner.embed(texts)

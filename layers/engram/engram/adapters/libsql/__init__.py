@@ -2,6 +2,7 @@
 
 from .apikeys import ApiKeyRepository
 from .database import Database
+from .history import HistoryRepository
 from .jobs import JobLedgerRepository
 from .maintenance import MaintenanceRepository
 from .memories import MemoryRepository
@@ -16,6 +17,7 @@ from .vector_tier import LibsqlVectorTier
 __all__ = [
     "ApiKeyRepository",
     "Database",
+    "HistoryRepository",
     "IndexCache",
     "JobLedgerRepository",
     "LibsqlStorageInfo",

@@ -20,7 +20,7 @@ from ...models.common import from_millis
 from .database import Database, Row
 from .sql import owner_sql
 
-__all__ = ["WINDOW", "date_words", "refresh_contexts"]
+__all__ = ["WINDOW", "date_words", "refresh_contexts", "refresh_session"]
 
 WINDOW = 2  # neighbours on each side
 
@@ -50,20 +50,9 @@ def _window(db: Database, owner: str, session: str, created: int, seq: int) -> l
     return [*reversed(before), *after]
 
 
-def refresh_contexts(db: Database, owner: str, session: str | None, created: int, seq: int) -> None:
-    """Recompute the contexts around position (created, seq) of ``session``.
-
-    Called after a memory is inserted there, removed from there, or its content
-    changed; only rows whose context actually changes are written.
-    """
-    if session is None:
-        return
-    rows = _window(db, owner, session, created, seq)
-    centre = next(
-        (i for i, r in enumerate(rows) if (r["created_at"], r["seq"]) >= (created, seq)),
-        len(rows),
-    )
-    for i in range(max(0, centre - WINDOW), min(len(rows), centre + WINDOW + 1)):
+def _contexts(db: Database, owner: str, rows: list[Row], indexes: range) -> None:
+    """Rewrite the context of ``rows[i]`` for each i in ``indexes`` where it changed."""
+    for i in indexes:
         neighbours = [
             rows[j]["content"]
             for j in range(i - WINDOW, i + WINDOW + 1)
@@ -78,3 +67,30 @@ def refresh_contexts(db: Database, owner: str, session: str | None, created: int
                 f"UPDATE memories SET context = ? WHERE seq = ? AND {where}",
                 (context, row["seq"], *params),
             )
+
+
+def refresh_session(db: Database, owner: str, session: str) -> None:
+    """Recompute every context of one session (after removing many of its memories)."""
+    where, params = owner_sql(OwnerFilter((owner,), session), alias="")
+    rows = db.query(
+        "SELECT seq, content, metadata, created_at, context FROM memories"
+        f" WHERE {where} ORDER BY created_at, seq",
+        params,
+    )
+    _contexts(db, owner, rows, range(len(rows)))
+
+
+def refresh_contexts(db: Database, owner: str, session: str | None, created: int, seq: int) -> None:
+    """Recompute the contexts around position (created, seq) of ``session``.
+
+    Called after a memory is inserted there, removed from there, or its content
+    changed; only rows whose context actually changes are written.
+    """
+    if session is None:
+        return
+    rows = _window(db, owner, session, created, seq)
+    centre = next(
+        (i for i, r in enumerate(rows) if (r["created_at"], r["seq"]) >= (created, seq)),
+        len(rows),
+    )
+    _contexts(db, owner, rows, range(max(0, centre - WINDOW), min(len(rows), centre + WINDOW + 1)))

@@ -14,7 +14,9 @@ from functools import lru_cache
 
 import snowballstemmer
 
-__all__ = ["STOPWORDS", "build_match", "index_term", "query_terms"]
+from .database import Database
+
+__all__ = ["STOPWORDS", "build_match", "index_term", "purge_keyword_index", "query_terms"]
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _MAX_TERMS = 32
@@ -69,3 +71,13 @@ def index_term(term: str) -> str:
     is simply not found in the vocabulary, which keeps the term (the safe side).
     """
     return str(_porter.stemWord(term))
+
+
+def purge_keyword_index(db: Database) -> None:
+    """Merge the index into one segment, dropping deleted rows' tokens for good.
+
+    FTS5 deletes by writing delete markers: a deleted memory's words stop matching at
+    once but stay in older segments until a merge. Forgetting has to leave nothing, so
+    it pays for this rewrite (proportional to the whole index; see bench/forget.py).
+    """
+    db.execute("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')")

@@ -23,12 +23,14 @@ from ...models import (
     MemoryImport,
     MemoryQuery,
     MemoryUpdate,
+    Removed,
     UpsertOutcome,
 )
 from ...models.common import from_millis, to_millis
 from ...tokens import CHARS_PER_TOKEN
 from .context import date_words, refresh_contexts
 from .database import Database, Row
+from .history import remove_rows, retire_row
 from .sql import COLUMNS, dumps, live, owner_sql, row_to_memory
 from .versions import bump_version
 
@@ -41,11 +43,15 @@ class MemoryRepository:
 
     # -- writes -------------------------------------------------------------------
 
-    def upsert(self, item: MemoryCreate, key: str, now_ms: int) -> UpsertOutcome:
+    def upsert(
+        self, item: MemoryCreate, key: str, now_ms: int, *, supersede: bool = False
+    ) -> UpsertOutcome:
         """Insert, or update the row with the same ``(owner, key)`` in place.
 
         Metadata is merged shallowly (new top-level keys win), so restating a fact
-        refreshes it without growing the table or losing annotations.
+        refreshes it without growing the table or losing annotations. With ``supersede``
+        a different content is a new fact instead: the old row is retired into the
+        history (naming the new one) and the new one inserted.
         """
         with self.db.transaction():
             owner_clause, params = owner_sql(item.api_key_id)
@@ -58,12 +64,21 @@ class MemoryRepository:
             if existing["expires_at"] is not None and existing["expires_at"] <= now_ms:
                 # An expired memory is gone for every reader: the key starts afresh rather
                 # than reviving it with its old expiry (which would hide the new content).
-                self._remove(existing, now_ms)
+                remove_rows(self.db, item.api_key_id, "seq = ?", [existing["seq"]], now_ms)
                 return UpsertOutcome(self._insert(item, key, now_ms), True, True)
+            if supersede and existing["content"] != item.content:
+                new_id = str(uuid.uuid4())
+                retired = retire_row(
+                    self.db, existing["id"], item.api_key_id, now_ms, superseded_by=new_id
+                )
+                memory = self._insert(item, key, now_ms, memory_id=new_id)
+                return UpsertOutcome(memory, True, True, retired)
             return self._merge(existing, item, now_ms)
 
-    def _insert(self, item: MemoryCreate, key: str, now_ms: int) -> Memory:
-        memory_id = str(uuid.uuid4())
+    def _insert(
+        self, item: MemoryCreate, key: str, now_ms: int, memory_id: str | None = None
+    ) -> Memory:
+        memory_id = memory_id or str(uuid.uuid4())
         created = updated = now_ms
         if isinstance(item, MemoryImport):
             memory_id = item.id or memory_id
@@ -204,35 +219,16 @@ class MemoryRepository:
             assert updated is not None
             return updated, content_changed
 
-    def delete(self, memory_id: str, owner: str | None, now_ms: int) -> bool:
+    def delete(self, memory_id: str, owner: str | None, now_ms: int) -> Removed:
         with self.db.transaction():
             owner_clause, params = owner_sql(owner, alias="")
             row = self.db.query_one(
-                "SELECT seq, api_key_id, session_id, created_at FROM memories"
-                f" WHERE id = ? AND {owner_clause}",
+                f"SELECT api_key_id FROM memories WHERE id = ? AND {owner_clause}",
                 [memory_id, *params],
             )
             if row is None:
-                return False
-            self._remove(row, now_ms)
-            return True
-
-    def _remove(self, row: Row, now_ms: int) -> None:
-        """Delete one row (inside the caller's transaction), leaving the tombstone the
-        vector indexes catch up with, and refresh its session neighbours' contexts."""
-        owner_clause, owner_params = owner_sql(row["api_key_id"], alias="")
-        self.db.execute(
-            f"DELETE FROM memories WHERE seq = ? AND {owner_clause}",
-            (row["seq"], *owner_params),
-        )
-        self.db.execute(
-            "INSERT INTO memory_tombstones (api_key_id, seq, version, deleted_at)"
-            " VALUES (?, ?, ?, ?)",
-            (row["api_key_id"], row["seq"], bump_version(self.db, row["api_key_id"]), now_ms),
-        )
-        refresh_contexts(
-            self.db, row["api_key_id"], row["session_id"], row["created_at"], row["seq"]
-        )
+                return Removed()
+            return remove_rows(self.db, row["api_key_id"], "id = ?", [memory_id], now_ms)
 
     # -- reads --------------------------------------------------------------------
 

@@ -1,0 +1,74 @@
+"""Rule-based fact extraction (regular expressions, no LLM), off the response path.
+
+``extract(text)`` reads a message sentence by sentence and returns its statements
+in order: facts to store (a category, a memory type, the upsert key, the content,
+and what the fact is about) and retractions of facts stated before ("I no longer
+use Python", "we switched from Vue to React", "Django instead of FastAPI"). The
+memory service applies them: a fact on an existing key with new content, or an
+exclusive fact on the same subject, supersedes the old one, which moves to the
+history; a retraction retires the facts it names.
+
+Guards against the usual noise of rule extraction: questions and hypotheticals
+are skipped, so are objects that only point elsewhere ("I like it") and idle
+remarks ("I need a minute"), trailing explanations ("... because ...") and filler
+("anymore", "now") are cut, and lists become one fact per item.
+"""
+
+from __future__ import annotations
+
+from .english import read_clause as _read_clause
+from .facts import (
+    MAX_CONTENT_CHARS,
+    MIN_CONTENT_CHARS,
+    ExtractedFact,
+    Extraction,
+    Retraction,
+    fact_key,
+)
+from .other_languages import read_indonesian as _read_indonesian
+from .other_languages import read_turkish as _read_turkish
+from .text import clauses as _clauses
+from .text import sentences as _sentences
+
+__all__ = [
+    "MAX_CONTENT_CHARS",
+    "MAX_INPUT_BYTES",
+    "MIN_CONTENT_CHARS",
+    "ExtractedFact",
+    "Extraction",
+    "Retraction",
+    "extract",
+    "extract_facts",
+    "fact_key",
+    "newest",
+]
+
+MAX_INPUT_BYTES = 64 * 1024
+
+
+def newest(text: str) -> str:
+    """The newest ``MAX_INPUT_BYTES`` of ``text``, from a whole line."""
+    data = text.encode("utf-8")
+    if len(data) <= MAX_INPUT_BYTES:
+        return text
+    tail = data[-MAX_INPUT_BYTES:].decode("utf-8", errors="ignore")
+    # Drop the partial first line: a cut sentence would yield a cut fact.
+    newline = tail.find("\n")
+    return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
+
+
+def extract(text: str) -> Extraction:
+    """The statements of ``text`` (its newest 64 KiB), in order."""
+    result = Extraction()
+    for sentence, question in _sentences(newest(text)):
+        if question:
+            continue
+        for clause in _clauses(sentence):
+            steps = _read_clause(clause) or _read_indonesian(clause) or _read_turkish(clause)
+            result.steps.extend(steps)
+    return result
+
+
+def extract_facts(text: str) -> list[ExtractedFact]:
+    """The facts stated in ``text``, one per key, later statements winning."""
+    return extract(text).facts

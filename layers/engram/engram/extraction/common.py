@@ -1,0 +1,121 @@
+"""What every family of rules shares: the fact builder, objects, subjects, guards."""
+
+from __future__ import annotations
+
+import re
+
+import snowballstemmer
+
+from ..models import MemoryType
+from .facts import (
+    MAX_CONTENT_CHARS,
+    ExtractedFact,
+    Retraction,
+    clean_object,
+    fact_key,
+    object_id,
+    split_list,
+)
+from .lexicon import subject_of
+from .text import restore
+
+__all__ = [
+    "ADV",
+    "WE",
+    "WHO",
+    "XL",
+    "I",
+    "Step",
+    "X",
+    "activity",
+    "make_fact",
+    "objects",
+    "own",
+]
+
+Step = tuple[ExtractedFact | None, list[Retraction]]  # (fact, retractions)
+I = re.IGNORECASE  # noqa: E741 - the regex flag, named as re names it
+# The object of a statement: up to the end of the clause; XL may be a list.
+X = r"(?P<x>[^,;:!?\n]+)"
+XL = r"(?P<x>[^;:!?\n]+)"
+ADV = (
+    r"(?:(?:really|also|still|just|now|actually|definitely|generally|mostly|mainly|totally|"
+    r"absolutely|honestly|personally|kind\s+of|sort\s+of|much|strongly|truly|even|currently|"
+    r"then|very\s+much|increasingly|first|already|finally|recently|officially|probably|"
+    r"primarily|only|both|all|heavily|exclusively|happily|mostly|basically|pretty\s+much)\s+)*"
+)
+WE = r"\b(?:I|we)"
+# Who the user speaks for: themselves, or their team ("our team uses Slack").
+WHO = (
+    r"\b(?:I|we|(?:our|my|the)\s+(?:whole\s+|entire\s+)?(?:team|company|org|organi[sz]ation|"
+    r"startup|department|group|shop|squad|lab|agency))"
+)
+# Something said about someone else, or under a condition, is not the user's fact.
+_NOT_OWN = re.compile(
+    r"\b(?:if|unless|whether|suppose|supposing|imagine|what\s+if|you\s+(?:said|think|thought|"
+    r"mentioned|assume|suggested)|(?:he|she|they|someone|people|my\s+(?:friend|wife|husband|"
+    r"partner|boss|colleague|brother|sister|mom|dad|mother|father|son|daughter|manager))\s+"
+    r"(?:said|says|thinks?|thought|told\s+me|mentioned|claims?|likes?|loves?|uses?|prefers?|"
+    r"hates?|wants?)|do\s+you\s+think|should|would|could|might|wonder|wish|hope|not\s+sure|"
+    r"maybe|perhaps|asked|asking)\b",
+    I,
+)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_CONTENT_CHARS:
+        return text
+    head = text[:MAX_CONTENT_CHARS]
+    space = head.rfind(" ")
+    return (head[:space] if space >= 3 else head).rstrip()
+
+
+def make_fact(
+    category: str,
+    type_: MemoryType,
+    obj: str,
+    content: str,
+    *,
+    key: str | None = None,
+    negative: bool = False,
+    exclusive: bool = False,
+    subject: str | None = None,
+    about: str | None = None,
+) -> ExtractedFact:
+    """A fact about ``obj`` (``about`` overrides what corrections know it by)."""
+    plain = restore(obj)
+    return ExtractedFact(
+        category=category,
+        type=type_,
+        key=key or fact_key(category, plain),
+        content=_cut(restore(content)),
+        object=about or object_id(plain),
+        subject=subject if subject is not None else subject_of(plain),
+        negative=negative,
+        exclusive=exclusive,
+    )
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def activity(obj: str) -> str:
+    """What a habit is about: its verb's stem ("running in the evenings" -> ``run``), so a
+    switch of habit ("I switched to running in the evenings") finds the old one."""
+    words = re.findall(r"[a-z]+", restore(obj).lower())
+    return str(_STEMMER.stemWord(words[0])) if words else ""
+
+
+def objects(raw: str | None) -> list[str]:
+    """The things ``raw`` names: one, or each item of a list."""
+    if not raw:
+        return []
+    value = clean_object(raw)
+    if not value:
+        return []
+    return [o for o in (clean_object(p) for p in split_list(value)) if o]
+
+
+def own(clause: str, start: int) -> bool:
+    """Whether the words before a match leave it the speaker's own statement."""
+    return not _NOT_OWN.search(clause[:start])

@@ -1,0 +1,43 @@
+"""English statements: the families of rules, from the most specific to the most general.
+
+A switch names what it replaces, so it is read before a plain statement of use; who
+the user is and how answers should be come before preferences ("I'd like you to be
+brief" is an instruction, not a liking); obligations come last, since "we need to"
+and "must" also introduce other facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .common import Step
+from .habits import read_habit
+from .identity import read_identity
+from .instructions import read_instruction
+from .obligations import read_constraint, read_requirement
+from .preferences import read_preference
+from .switches import read_switch
+from .usage import read_decision, read_tools
+
+__all__ = ["read_clause"]
+
+_FAMILIES: tuple[Callable[[str], list[Step] | None], ...] = (
+    read_switch,
+    read_identity,
+    read_instruction,
+    read_preference,
+    read_decision,
+    read_tools,
+    read_habit,
+    read_constraint,
+    read_requirement,
+)
+
+
+def read_clause(clause: str) -> list[Step]:
+    """The statements of one clause: the first family that reads it decides."""
+    for family in _FAMILIES:
+        steps = family(clause)
+        if steps:
+            return steps
+    return []

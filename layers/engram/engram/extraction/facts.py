@@ -1,0 +1,223 @@
+"""What extraction yields: facts to store, and retractions of facts stated before.
+
+A fact's key names it for upserts (``category:slug`` of its object, or of its aspect
+for identity and instructions), and its metadata says what it is about (``object``:
+the canonical name of the thing; ``subject``: the kind of thing, when known), which
+is how a later correction finds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..models import MemoryType
+from .lexicon import FILLER_EDGES, NON_OBJECTS, POINTER_DETERMINERS, canonical, is_known
+from .text import INNER_DOT, restore
+
+__all__ = [
+    "MAX_CONTENT_CHARS",
+    "MIN_CONTENT_CHARS",
+    "ExtractedFact",
+    "Retraction",
+    "clean_object",
+    "fact_key",
+    "head",
+    "object_id",
+    "slug",
+    "split_list",
+    "trim_clause",
+]
+
+MIN_CONTENT_CHARS = 3
+MAX_CONTENT_CHARS = 500
+_MAX_SLUG = 60
+# Categories whose facts are about things in use, and so end when use ends.
+USAGE = ("tech_preference", "decision")
+
+
+@dataclass(frozen=True)
+class ExtractedFact:
+    category: str
+    type: MemoryType
+    key: str
+    content: str
+    object: str = ""
+    subject: str | None = None
+    negative: bool = False
+    # A new fact of this category and subject retires the earlier ones ("I prefer React
+    # now" after "I prefer Vue"); likes and tools in use accumulate instead.
+    exclusive: bool = False
+    source: str = "user"
+
+    def metadata(self, extracted_at: datetime) -> dict[str, str]:
+        """``category``, ``extractedAt``, ``source`` (whose words: ``user`` or
+        ``assistant``), and what the fact is about (``object``, ``subject``)."""
+        meta = {
+            "category": self.category,
+            "extractedAt": extracted_at.isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "source": self.source,
+        }
+        if self.object:
+            meta["object"] = self.object
+        if self.subject:
+            meta["subject"] = self.subject
+        if self.negative:
+            meta["polarity"] = "negative"
+        return meta
+
+
+@dataclass(frozen=True)
+class Retraction:
+    """Facts about ``about`` (an object id, or a subject) stop being true; ``replaced_by``
+    is the fact of the same statement that takes their place, if any; facts about
+    ``keep`` are left alone (a switch to React retires other front-end frameworks)."""
+
+    about: str
+    categories: tuple[str, ...] = USAGE
+    replaced_by: ExtractedFact | None = None
+    keep: str | None = None
+    source: str = "user"
+
+
+@dataclass
+class Extraction:
+    """Statements in the order they were made: each a fact, its retractions, or both."""
+
+    steps: list[tuple[ExtractedFact | None, list[Retraction]]] = field(default_factory=list)
+
+    @property
+    def facts(self) -> list[ExtractedFact]:
+        """One fact per key, the latest statement winning."""
+        found: dict[str, ExtractedFact] = {}
+        for fact, _ in self.steps:
+            if fact is not None:
+                found.pop(fact.key, None)
+                found[fact.key] = fact
+        return list(found.values())
+
+
+def slug(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", restore(text)).encode("ascii", "ignore").decode()
+    value = ascii_text.lower().replace("c++", "cpp").replace("c#", "csharp")
+    value = re.sub(r"[^a-z0-9]+", "_", value).strip("_")
+    value = re.sub(r"^(?:the|a|an)_", "", value)
+    if len(value) > _MAX_SLUG:
+        value = value[:_MAX_SLUG].rsplit("_", 1)[0]
+    if not value:
+        # Scripts without an ASCII form still need a stable key.
+        value = "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return value
+
+
+def fact_key(category: str, obj: str) -> str:
+    """``category:slug`` with slug in ``[a-z0-9_]+``: stable for the same object."""
+    return f"{category}:{slug(obj)}"
+
+
+_TAIL = re.compile(
+    r"\s+(?:for|in|on|at|with|to|from|since|during|because|as|when|via|through|by|across|"
+    r"every|each|at)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def head(text: str) -> str:
+    """The thing itself without what follows it ("Sublime Text for everything")."""
+    return _TAIL.sub("", text).strip() or text
+
+
+def object_id(text: str) -> str:
+    """What a fact is about, as corrections name it: a known thing's canonical name
+    ("Postgres for this project" -> ``postgresql``), else the slug of its head words
+    ("Bitbucket for our repos" -> ``bitbucket``)."""
+    return canonical(restore(text)) or slug(head(text))
+
+
+# Clauses after these words explain the fact rather than state it.
+_CLAUSE_CUT = re.compile(
+    r"\s+(?:because|since|but|although|though|so\s+that|unless|whereas|while|which|who|"
+    r"and\s+(?=(?:\S+\s+){0,4}?(?:is|are|was|were|it|that)\b)|"
+    r"as\s+it|as\s+they|if|when|whenever|until|cause|cuz|so\s+(?:I|we)|and\s+(?:I|we|it|"
+    r"they|you|he|she)\b|as\s+(?:I|we)\b|like\s+I\b|even\s+though)\b.*$"
+    r"|\s+[-\u2013\u2014(].*$",
+    re.IGNORECASE,
+)
+
+
+# Amounts before a thing ("a little Clojure", "lots of Python") say how much, not what.
+_QUANTIFIERS = re.compile(
+    r"^(?:a\s+little(?:\s+bit\s+of)?|a\s+bit\s+of|a\s+lot\s+of|lots\s+of|some|all|plenty\s+of|"
+    r"tons\s+of|mostly|mainly)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def trim_clause(raw: str) -> str:
+    """A whole clause kept as content, without trailing explanation or filler."""
+    value = re.sub(r"\s+", " ", _CLAUSE_CUT.sub("", raw)).strip(" \t\"'`*_,:-")
+    previous = None
+    while previous != value:
+        previous = value
+        value = FILLER_EDGES.sub("", value).strip(" \t\"'`*_,:-")
+    return value
+
+
+# A time word ends the object ("sushi anymore after that food poisoning" -> "sushi").
+_TIME_CUT = re.compile(r"\s+(?:any\s*more|any\s+longer|these\s+days|nowadays)\b.*$", re.I)
+
+
+def clean_object(raw: str) -> str:
+    """The object of a statement without trailing explanation or filler, or "" when it
+    is not a thing ("it", "that one", "your idea")."""
+    value = _CLAUSE_CUT.sub("", _TIME_CUT.sub("", raw))
+    value = re.sub(r"\s+", " ", value).strip(" \t\"'`*_,:-")
+    previous = None
+    while previous != value:
+        previous = value
+        value = FILLER_EDGES.sub("", value).strip(" \t\"'`*_,:-")
+    value = _QUANTIFIERS.sub("", value)
+    words = value.split(" ")
+    first = words[0].lower() if words and words[0] else ""
+    if (len(value) < MIN_CONTENT_CHARS and not is_known(restore(value))) or first in NON_OBJECTS:
+        return ""
+    if first in POINTER_DETERMINERS and len(words) <= 3:
+        return ""
+    if "[REDACTED]" in value:
+        return ""  # a fact about a secret is not worth keeping once the secret is gone
+    return value
+
+
+_LIST_SEPARATOR = re.compile(
+    r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&|as\s+well\s+as|plus|with|nor)\s+", re.I
+)
+
+
+_FINAL_JOIN = re.compile(r"(?:,|\s)\s*(?:and|or|&|as\s+well\s+as|plus)\s+\S+[^,]*$", re.I)
+
+
+def split_list(value: str) -> list[str]:
+    """ "React, Node.js and MongoDB" -> three objects. A bare "and" splits only names
+    ("Python and Go"), not phrases ("salt and pepper chips"); commas without a final
+    "and" are an aside ("Python, mostly for scripts"): the object is what precedes it."""
+    if not re.search(r",|\band\b|\bor\b|&|\bplus\b|\bas well as\b|\bwith\b|\bnor\b", value, re.I):
+        return [value]
+    if "," in value and not _FINAL_JOIN.search(value):
+        return [value.split(",", 1)[0].strip()]
+    parts = [p.strip() for p in _LIST_SEPARATOR.split(value) if p and p.strip()]
+    if len(parts) < 2 or any(len(p.split()) > 5 for p in parts):
+        return [value]
+    if all(_named(p) for p in parts):
+        return parts
+    with_split = re.search(r"\bwith\b", value, re.I)
+    if with_split or ("," not in value and not all(len(p.split()) == 1 for p in parts)):
+        return [value]
+    return parts
+
+
+def _named(part: str) -> bool:
+    plain = restore(part).strip()
+    return is_known(plain) or plain[:1].isupper() or any(c in plain for c in ".#+" + INNER_DOT)

@@ -1,0 +1,80 @@
+"""Habits: what the user (or their team) does always, never, or on a schedule.
+
+Keyed by the activity without its frequency, so "I always commit directly to main"
+replaces "I never commit directly to main".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..models import MemoryType
+from .common import WHO, I, Step, X, activity, make_fact, own
+from .facts import clean_object
+
+__all__ = ["read_habit"]
+
+F = MemoryType.FACTUAL
+_FREQUENCY = (
+    r"always|usually|typically|generally|normally|never|rarely|seldom|often|frequently|"
+    r"regularly|sometimes|occasionally|tend\s+to|habitually|constantly|religiously|"
+    r"almost\s+always|almost\s+never|hardly\s+ever"
+)
+_WHEN = (
+    r"morning|day|night|evening|afternoon|week|weekend|month|year|quarter|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|time|sprint|release|standup|"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:morning|evening|night|"
+    r"afternoon)"
+)
+_TRAILING = (
+    r"(?P<when>(?:every|each)\s+(?:other\s+)?(?:" + _WHEN + r")|(?:once|twice|\w+\s+times)\s+a\s+"
+    r"(?:day|week|month|year)|daily|weekly|nightly|monthly|on\s+(?:weekends|weekdays|mondays|"
+    r"tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|(?:first|last)\s+thing\s+in\s+"
+    r"the\s+(?:morning|day)|before\s+(?:bed|work|breakfast|lunch|dinner)|after\s+(?:work|"
+    r"dinner|lunch))"
+)
+_RULES = [
+    re.compile(WHO + r"\s+(?:also\s+|still\s+)?(?P<adv>" + _FREQUENCY + r")\s+" + X, I),
+    re.compile(
+        r"^(?P<lead>(?:every|each)\s+(?:other\s+)?(?:" + _WHEN + r")|on\s+(?:weekends|weekdays|"
+        r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays))\s*,?\s+"
+        r"(?:(?i:I|we|our\s+team|the\s+team|my\s+team)\s+)(?:usually\s+|often\s+|always\s+)?" + X,
+        I,
+    ),
+    re.compile(
+        WHO
+        + r"\s+(?P<x>(?!am\b|are\b|will\b|would\b|have\b|had\b)[^,;:!?\n]+?)\s+"
+        + _TRAILING
+        + r"(?:\s+[^,;:!?\n]*)?$",
+        I,
+    ),
+    re.compile(r"\bI\s+am\s+in\s+the\s+habit\s+of\s+" + X, I),
+    re.compile(r"\bI\s+make\s+(?:a\s+point\s+of|it\s+a\s+rule\s+to)\s+" + X, I),
+]
+_IDLE_HABITS = re.compile(
+    r"^(?:forget|forgot|know|knew|thought|think|say|said|wanted|want|wonder|wondered|feel|felt|"
+    r"mean|meant|get\s+confused|mix\s+up|manage|managed|tell|told|ask|asked|liked?|loved?|"
+    r"hated?|get\s+(?:lost|tired|bored)|end\s+up|wish|hope|worry|worried|assume[d]?|"
+    r"believed?|imagined?|dreamed|dreamt|enjoy(?:ed)?|found|appreciate|am|was|were|have|had|"
+    r"do\s+not\s+know|love\s+it|hate\s+it)\b",
+    I,
+)
+
+
+def read_habit(clause: str) -> list[Step] | None:
+    for pattern in _RULES:
+        match = pattern.search(clause)
+        if match is None or not own(clause, match.start()):
+            continue
+        obj = clean_object(match.group("x"))
+        if not obj or _IDLE_HABITS.match(obj):
+            return None
+        groups = match.groupdict()
+        adverb = re.sub(r"\s+", " ", (groups.get("adv") or "").lower())
+        lead = re.sub(r"\s+", " ", (groups.get("lead") or "").lower())
+        when = re.sub(r"\s+", " ", (groups.get("when") or "").lower())
+        content = f"{obj} {when}" if when else f"{adverb or lead} {obj}".strip()
+        negative = adverb in ("never", "rarely", "seldom", "almost never", "hardly ever")
+        fact = make_fact("pattern", F, obj, content, negative=negative, about=activity(obj))
+        return [(fact, [])]
+    return None

@@ -1,0 +1,205 @@
+"""Standing instructions to the assistant about its answers ("keep answers under 200
+words", "always answer in Spanish", "don't use emojis").
+
+What makes an imperative standing rather than a one-off task ("write a function
+that...", "tell me a joke") is what it is about: answers and their style, or a
+marker that it holds from now on. One fact per aspect (``instruction:length``), so
+"under 100 words" replaces "under 200 words".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..models import MemoryType
+from .common import I, Step, make_fact, own
+from .facts import slug
+from .text import restore
+
+__all__ = ["STANDING", "read_instruction"]
+
+P = MemoryType.PROCEDURAL
+STANDING = (
+    r"(?:from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|"
+    r"by\s+default|for\s+(?:all\s+)?(?:future|your)\s+(?:answers|responses|replies)|"
+    r"in\s+(?:all\s+)?(?:your\s+)?(?:answers|responses|replies)|whenever\s+you\s+\w+|"
+    r"every\s+time|each\s+time|always|never)"
+)
+# At the end of a sentence a bare "always" is a figure of speech ("thanks as always").
+_STANDING_TAIL = STANDING.replace(r"|always|never)", ")")
+_STYLE_NOUNS = (
+    r"emojis?|emoticons|jargon|exclamation\s+(?:marks|points)|bullet(?:\s+points|ed\s+lists)?|"
+    r"markdown|tables|headings|headers|filler|fluff|disclaimers|caveats|warnings|"
+    r"apolog(?:ies|ising|izing)|preambles?|long\s+introductions|introductions|summaries|"
+    r"code\s+comments|comments|citations|sources|references|numbered\s+lists|lists|bold|"
+    r"italics|slang|abbreviations|acronyms|technical\s+terms|analogies|metaphors|humou?r|jokes|"
+    r"repeating\s+yourself|repeating\s+the\s+question|em\s+dashes|semicolons|passive\s+voice|"
+    r"british\s+(?:english|spelling)|american\s+(?:english|spelling)|metric(?:\s+units)?|"
+    r"imperial(?:\s+units)?|celsius|fahrenheit|24-hour\s+(?:time|clock)|iso\s+dates|"
+    r"type\s+hints|docstrings|oxford\s+commas?|lowercase|uppercase|capital\s+letters|"
+    r"sugarcoating|small\s+talk|follow-up\s+questions|moralizing|lectures?"
+)
+_STYLE_ADJ = (
+    r"concise|brief|succinct|terse|short|shorter|direct|formal|informal|casual|friendly|polite|"
+    r"detailed|thorough|specific|blunt|honest|patient|technical|precise|clear|simple|"
+    r"professional|encouraging|critical|objective|neutral|gentle|strict|funny|serious"
+)
+_ANSWERS = (
+    r"(?:answers?|responses?|replies|explanations?|outputs?|messages?|summaries|code|examples|"
+    r"tone|style|language|writing|wording|formatting|comments|emails?|drafts?)"
+)
+_RULES = [
+    re.compile(r"^(?:please\s+)?(?:" + STANDING + r")\s*,?\s+(?:please\s+)?(?P<x>.+)$", I),
+    re.compile(r"^(?:please\s+)?(?P<x>.+?)\s*,?\s+(?:" + _STANDING_TAIL + r")$", I),
+    re.compile(r"^(?:when|whenever|if)\s+you\s+(?P<when>[^,]+),\s*(?:please\s+)?(?P<x>.+)$", I),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:keep|make)\s+(?:your\s+|the\s+|all\s+|my\s+)?"
+        + _ANSWERS
+        + r"\s+.+)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:keep|make)\s+(?:it|them|things)\s+(?:"
+        + _STYLE_ADJ
+        + r"|under|below|within|less|fewer|simple|short|brief)\b.*)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:answer|respond|reply|write|talk|speak|explain(?:\s+things)?|"
+        r"communicate)\s+(?:to\s+me\s+)?(?:only\s+)?(?:in|using|with)\s+.+)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:be|stay|sound)\s+(?:more\s+|very\s+|extra\s+|less\s+|a\s+bit\s+"
+        r"more\s+)?(?:" + _STYLE_ADJ + r")\b.*)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:do\s+not|never|stop|avoid|no\s+more|skip|quit)\s+"
+        r"(?:using\s+|use\s+|adding\s+|add\s+|including\s+|include\s+|giving\s+(?:me\s+)?|"
+        r"give\s+(?:me\s+)?|writing\s+|write\s+|putting\s+|put\s+|with\s+the\s+|the\s+|"
+        r"making\s+|sending\s+(?:me\s+)?)?(?:any\s+|so\s+many\s+)?(?:" + _STYLE_NOUNS + r")\b.*)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:use|include|add|give|show|write\s+with|format\s+\w+\s+(?:as|in|"
+        r"with))\s+(?:me\s+)?(?:more\s+|fewer\s+|less\s+)?(?:" + _STYLE_NOUNS + r")\b.*)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:use|write|give(?:\s+me)?|show(?:\s+me)?)\s+(?:code\s+)?"
+        r"(?:examples?|snippets?|code\s+samples?|code)\s+in\s+.+)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:use|write)\s+\S+(?:\s+\S+)?\s+(?:for|in)\s+(?:the\s+|all\s+|"
+        r"your\s+|code\s+)?(?:examples?|snippets?|code\s+samples?|code))$",
+        I,
+    ),
+    re.compile(
+        r"\bI\s+(?:want|need|would\s+like|expect|prefer)\s+(?:you\s+to\s+|your\s+"
+        + _ANSWERS
+        + r"\s+to\s+)(?P<x>.+)$",
+        I,
+    ),
+    re.compile(r"\b(?:you\s+(?:should|must|need\s+to))\s+(?P<x>(?:always|never)\s+.+)$", I),
+    re.compile(
+        r"\bI\s+(?:would\s+(?:like|prefer|rather\s+have)|want|prefer|need|like|expect)\s+"
+        r"(?P<x>(?:more\s+|less\s+|much\s+|really\s+)?(?:[\w-]+\s+){0,3}?(?:answers|responses|"
+        r"replies|explanations|code\s+examples))\b",
+        I,
+    ),
+    re.compile(r"^no\s+(?P<x>(?:" + _STYLE_NOUNS + r")(?:\s+please)?)$", I),
+]
+_ONE_OFF = re.compile(
+    r"^(?:write|make|give|create|generate|build|show|tell|explain|fix|help|find|list|draft|"
+    r"summari[sz]e|translate|compose|design|plan|suggest|recommend|read|check|review|"
+    r"rewrite|convert|calculate|compare)\s+(?:me\s+)?(?:an?|the|this|that|some|my|one|two|"
+    r"three|\d+|it|these|those)\b",
+    I,
+)
+_ASPECTS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "length",
+        re.compile(
+            r"\b(?:words?|sentences?|characters?|paragraphs?|lines?|short|"
+            r"shorter|concise|brief|succinct|terse|long|longer|length|detailed|"
+            r"verbose|to\s+the\s+point)\b",
+            I,
+        ),
+    ),
+    ("code_language", re.compile(r"\b(?:examples?|snippets?|code\s+samples?)\b", I)),
+    (
+        "language",
+        re.compile(
+            r"(?<!british\s)(?<!american\s)\b(?:english|spanish|french|german|"
+            r"italian|portuguese|dutch|turkish|indonesian|malay|chinese|mandarin|"
+            r"japanese|korean|arabic|hindi|russian|polish|swedish|norwegian|"
+            r"danish|finnish|greek|hebrew|vietnamese|thai|ukrainian|czech|romanian|"
+            r"hungarian|tagalog|swahili|persian|farsi|urdu|bengali|cantonese)\b",
+            I,
+        ),
+    ),
+    (
+        "format",
+        re.compile(
+            r"\b(?:bullet|markdown|tables?|headings?|headers|lists?|json|yaml|"
+            r"bold|italics|numbered|format|formatting)\b",
+            I,
+        ),
+    ),
+    ("emoji", re.compile(r"\bemoji|emoticon", I)),
+    ("spelling", re.compile(r"\b(?:british|american|spelling)\b", I)),
+    ("units", re.compile(r"\b(?:metric|imperial|celsius|fahrenheit|units)\b", I)),
+    (
+        "tone",
+        re.compile(
+            r"\b(?:formal|informal|casual|friendly|polite|blunt|tone|professional|"
+            r"encouraging|gentle|strict|funny|serious|humou?r|jokes|slang)\b",
+            I,
+        ),
+    ),
+    ("apologies", re.compile(r"\bapolog", I)),
+    ("disclaimers", re.compile(r"\b(?:disclaimers?|caveats?|warnings?)\b", I)),
+    ("citations", re.compile(r"\b(?:citations?|sources?|references?)\b", I)),
+]
+
+
+def _aspect(text: str) -> str:
+    for name, pattern in _ASPECTS:
+        if pattern.search(text):
+            return name
+    return slug(text)
+
+
+def read_instruction(clause: str) -> list[Step] | None:
+    for pattern in _RULES:
+        match = pattern.search(clause)
+        if match is None or (match.start() > 0 and not own(clause, match.start())):
+            continue
+        body = restore(match.group("x")).strip(" ,.")
+        body = re.sub(r"^please\s+|,?\s+please$", "", body, flags=I)
+        standing = re.search(STANDING, clause, I) is not None
+        if len(body) < 4 or (_ONE_OFF.match(body) and not standing):
+            return None
+        if re.match(r"^(?:I|we|my|our)\b", body, I):
+            continue  # "from now on I use Vim": a statement, read by other rules
+        whole = restore(clause).strip(" ,.")
+        content = body
+        if re.match(r"^(?:please\s+)?(?:" + STANDING + r"|when|whenever|if)\b", whole, I):
+            content = re.sub(r"^please\s+", "", whole, flags=I)
+        content = re.sub(r",?\s+please$", "", content, flags=I)
+        if not content[:2].isupper():
+            content = content[:1].lower() + content[1:]
+        aspect = _aspect(body)
+        fact = make_fact(
+            "instruction",
+            P,
+            body,
+            content,
+            key=f"instruction:{aspect}",
+            exclusive=True,
+            subject=aspect,
+        )
+        return [(fact, [])]
+    return None

@@ -1,0 +1,331 @@
+"""Words the rules need: what a known thing is about (its subject), filler, idle remarks.
+
+The subject taxonomy is how a correction finds what it corrects: "I prefer React
+now" retires "I prefer Vue" because both are front-end frameworks, and "we're
+moving to GCP" retires "we host on AWS" because both are clouds. Objects outside
+the taxonomy are matched by their own name.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "FILLER_EDGES",
+    "IDLE_OBJECTS",
+    "NON_OBJECTS",
+    "POINTER_DETERMINERS",
+    "canonical",
+    "is_known",
+    "known_term",
+    "subject_of",
+]
+
+# subject -> canonical term -> aliases (lower case; the canonical term is an alias too).
+_TAXONOMY: dict[str, dict[str, tuple[str, ...]]] = {
+    "programming_language": {
+        "python": ("python", "python3", "py"),
+        "typescript": ("typescript", "ts"),
+        "javascript": ("javascript", "js", "ecmascript"),
+        "go": ("golang", "go lang"),
+        "rust": ("rust",),
+        "java": ("java",),
+        "kotlin": ("kotlin",),
+        "swift": ("swift",),
+        "csharp": ("c#", "csharp", "c sharp"),
+        "cpp": ("c++", "cpp"),
+        "ruby": ("ruby",),
+        "php": ("php",),
+        "scala": ("scala",),
+        "elixir": ("elixir",),
+        "haskell": ("haskell",),
+        "clojure": ("clojure",),
+        "dart": ("dart",),
+        "lua": ("lua",),
+        "perl": ("perl",),
+        "zig": ("zig",),
+        "ocaml": ("ocaml",),
+        "julia": ("julia",),
+        "erlang": ("erlang",),
+    },
+    "frontend_framework": {
+        "react": ("react", "react.js", "reactjs"),
+        "vue": ("vue", "vue.js", "vuejs", "vue 3", "vue3"),
+        "angular": ("angular", "angularjs"),
+        "svelte": ("svelte", "sveltekit"),
+        "solid": ("solid", "solidjs", "solid.js"),
+        "nextjs": ("next.js", "nextjs", "next"),
+        "nuxt": ("nuxt", "nuxt.js"),
+        "remix": ("remix",),
+        "astro": ("astro",),
+        "ember": ("ember", "ember.js"),
+        "jquery": ("jquery",),
+        "preact": ("preact",),
+        "htmx": ("htmx",),
+    },
+    "backend_framework": {
+        "django": ("django",),
+        "fastapi": ("fastapi", "fast api"),
+        "flask": ("flask",),
+        "express": ("express", "express.js", "expressjs"),
+        "nestjs": ("nestjs", "nest.js", "nest"),
+        "rails": ("rails", "ruby on rails", "ror"),
+        "laravel": ("laravel",),
+        "spring": ("spring", "spring boot", "springboot"),
+        "aspnet": ("asp.net", "asp.net core", ".net core"),
+        "phoenix": ("phoenix",),
+        "gin": ("gin",),
+        "fiber": ("fiber",),
+        "koa": ("koa",),
+        "symfony": ("symfony",),
+        "actix": ("actix", "actix-web"),
+        "axum": ("axum",),
+        "hono": ("hono",),
+        "litestar": ("litestar",),
+        "quarkus": ("quarkus",),
+    },
+    "database": {
+        "postgresql": ("postgresql", "postgres", "pg", "psql", "postgre"),
+        "mysql": ("mysql",),
+        "mariadb": ("mariadb",),
+        "sqlite": ("sqlite", "sqlite3"),
+        "mongodb": ("mongodb", "mongo"),
+        "dynamodb": ("dynamodb", "dynamo"),
+        "cassandra": ("cassandra",),
+        "cockroachdb": ("cockroachdb", "cockroach"),
+        "firestore": ("firestore",),
+        "oracle": ("oracle", "oracle db"),
+        "sqlserver": ("sql server", "mssql", "ms sql"),
+        "neo4j": ("neo4j",),
+        "couchdb": ("couchdb",),
+        "libsql": ("libsql", "turso"),
+        "supabase": ("supabase",),
+        "planetscale": ("planetscale",),
+        "clickhouse": ("clickhouse",),
+        "redis": ("redis",),
+    },
+    "cloud": {
+        "aws": ("aws", "amazon web services"),
+        "gcp": ("gcp", "google cloud", "google cloud platform"),
+        "azure": ("azure", "microsoft azure"),
+        "digitalocean": ("digitalocean", "digital ocean"),
+        "heroku": ("heroku",),
+        "vercel": ("vercel",),
+        "netlify": ("netlify",),
+        "flyio": ("fly.io", "fly"),
+        "cloudflare": ("cloudflare",),
+        "hetzner": ("hetzner",),
+        "render": ("render",),
+        "linode": ("linode",),
+    },
+    "editor": {
+        "vim": ("vim", "neovim", "nvim"),
+        "emacs": ("emacs",),
+        "vscode": ("vs code", "vscode", "visual studio code"),
+        "intellij": ("intellij", "intellij idea"),
+        "pycharm": ("pycharm",),
+        "webstorm": ("webstorm",),
+        "sublime": ("sublime", "sublime text"),
+        "zed": ("zed",),
+        "cursor": ("cursor",),
+        "helix": ("helix",),
+        "xcode": ("xcode",),
+        "nano": ("nano",),
+    },
+    "operating_system": {
+        "linux": ("linux",),
+        "macos": ("macos", "mac os", "os x", "osx"),
+        "windows": ("windows",),
+        "ubuntu": ("ubuntu",),
+        "debian": ("debian",),
+        "arch": ("arch linux", "arch"),
+        "fedora": ("fedora",),
+    },
+    "shell": {
+        "bash": ("bash",),
+        "zsh": ("zsh",),
+        "fish": ("fish shell",),
+        "powershell": ("powershell",),
+    },
+    "package_manager": {
+        "npm": ("npm",),
+        "yarn": ("yarn",),
+        "pnpm": ("pnpm",),
+        "pip": ("pip",),
+        "poetry": ("poetry",),
+        "uv": ("uv",),
+        "conda": ("conda",),
+    },
+    "js_runtime": {
+        "nodejs": ("node.js", "nodejs", "node"),
+        "deno": ("deno",),
+        "bun": ("bun",),
+    },
+    "css_framework": {
+        "tailwind": ("tailwind", "tailwindcss", "tailwind css"),
+        "bootstrap": ("bootstrap",),
+        "bulma": ("bulma",),
+        "mui": ("material ui", "mui"),
+        "chakra": ("chakra", "chakra ui"),
+    },
+    "test_framework": {
+        "pytest": ("pytest",),
+        "jest": ("jest",),
+        "vitest": ("vitest",),
+        "mocha": ("mocha",),
+        "cypress": ("cypress",),
+        "playwright": ("playwright",),
+        "selenium": ("selenium",),
+    },
+    "orm": {
+        "sqlalchemy": ("sqlalchemy",),
+        "prisma": ("prisma",),
+        "typeorm": ("typeorm",),
+        "sequelize": ("sequelize",),
+        "drizzle": ("drizzle",),
+    },
+    "ci": {
+        "github_actions": ("github actions",),
+        "gitlab_ci": ("gitlab ci", "gitlab ci/cd"),
+        "jenkins": ("jenkins",),
+        "circleci": ("circleci",),
+        "travis": ("travis", "travis ci"),
+    },
+    "containers": {
+        "kubernetes": ("kubernetes", "k8s"),
+        "docker_swarm": ("docker swarm",),
+        "nomad": ("nomad",),
+        "ecs": ("ecs",),
+    },
+    "message_queue": {
+        "kafka": ("kafka",),
+        "rabbitmq": ("rabbitmq",),
+        "sqs": ("sqs",),
+        "nats": ("nats",),
+    },
+    "mobile_framework": {
+        "react_native": ("react native",),
+        "flutter": ("flutter",),
+        "swiftui": ("swiftui",),
+        "ionic": ("ionic",),
+    },
+    "state_management": {
+        "redux": ("redux",),
+        "mobx": ("mobx",),
+        "zustand": ("zustand",),
+        "pinia": ("pinia",),
+        "vuex": ("vuex",),
+    },
+    "version_control": {
+        "git": ("git",),
+        "mercurial": ("mercurial", "hg"),
+        "svn": ("svn", "subversion"),
+    },
+    "theme": {
+        "dark_mode": ("dark mode", "dark theme", "dark themes"),
+        "light_mode": ("light mode", "light theme", "light themes"),
+    },
+    "indentation": {
+        "tabs": ("tabs",),
+        "spaces": ("spaces",),
+    },
+    "answer_length": {
+        "concise": ("concise answers", "short answers", "brief answers", "concise replies"),
+        "detailed": ("detailed answers", "long answers", "detailed explanations"),
+    },
+    "drink": {
+        "coffee": ("coffee", "kopi", "kahve"),
+        "tea": ("tea", "teh", "çay"),
+    },
+}
+
+_ALIASES: dict[str, tuple[str, str]] = {
+    alias: (subject, term)
+    for subject, terms in _TAXONOMY.items()
+    for term, aliases in terms.items()
+    for alias in (term.replace("_", " "), *aliases)
+}
+# Longest alias first, so "react native" wins over "react" and "sql server" over "sql".
+_ALIAS_PATTERN = re.compile(
+    r"(?<![\w.#+-])("
+    + "|".join(re.escape(a) for a in sorted(_ALIASES, key=len, reverse=True))
+    + r")(?![\w#+]|\.\w)",
+    re.IGNORECASE,
+)
+# Aliases that are common English words: they name the thing only when capitalised.
+_CASE_SENSITIVE = frozenset(
+    "go swift dart ruby julia solid next remix astro ember express nest rails spring "
+    "phoenix gin fiber oracle fly render cursor helix nano arch bun node poetry mocha jest "
+    "nomad zed hg".split()
+)
+
+
+def _matches(alias_text: str) -> tuple[str, str] | None:
+    lowered = alias_text.lower()
+    found = _ALIASES.get(lowered)
+    if found is None or (lowered in _CASE_SENSITIVE and alias_text.islower()):
+        return None
+    return found
+
+
+def known_term(text: str) -> tuple[str, str] | None:
+    """(subject, canonical term) of the first known thing named in ``text``."""
+    for match in _ALIAS_PATTERN.finditer(text):
+        found = _matches(match.group(1))
+        if found is not None:
+            return found
+    return None
+
+
+def is_known(text: str) -> bool:
+    """Whether ``text`` as a whole names a known thing."""
+    return _matches(text.strip()) is not None
+
+
+def subject_of(text: str) -> str | None:
+    found = known_term(text)
+    return found[0] if found else None
+
+
+def canonical(text: str) -> str | None:
+    found = known_term(text)
+    return found[1] if found else None
+
+
+# Words around an object that say nothing about it ("I don't like MongoDB anymore").
+FILLER_EDGES = re.compile(
+    r"^(?:(?:really|actually|also|still|just|kind\s+of|sort\s+of|definitely|totally|"
+    r"honestly|personally|mostly|mainly|primarily|currently|now|then|generally|"
+    r"truly|very\s+much|quite|rather|probably|even)\s+)+"
+    r"|(?:\s+(?:any\s*more|now|these\s+days|nowadays|lately|at\s+the\s+moment|right\s+now|"
+    r"currently|for\s+now|still|too|also|as\s+well|though|tbh|honestly|really|"
+    r"very\s+much|a\s+lot|so\s+much|either|again|instead|anyway|personally|"
+    r"in\s+general|then|from\s+now\s+on|going\s+forward|these\s+days|for\s+sure|"
+    r"lol|haha|btw|by\s+the\s+way|for\s+me|for\s+us|to\s+be\s+honest|if\s+I'm\s+honest|"
+    r"if\s+I\s+am\s+honest))+$",
+    re.IGNORECASE,
+)
+
+# Objects that only point elsewhere ("I like it", "I'll use that one").
+NON_OBJECTS = frozenset(
+    "it that this these those them they you him her what how when where if whether "
+    "something anything everything nothing one some so too both either neither "
+    "whatever whichever such yours mine ours theirs here there".split()
+)
+# First words of an object that make it a pointer, not a thing ("your suggestion").
+POINTER_DETERMINERS = frozenset("your his her their its this that these those which".split())
+
+# What people "need", "have to", "can't" or "will" do in passing: not facts to keep.
+IDLE_OBJECTS = re.compile(
+    r"^(?:a\s+(?:minute|moment|second|sec|bit|while|break|nap|rest|hand|favou?r|hug|"
+    r"drink|coffee|vacation|holiday|day\s+off)|"
+    r"(?:some|more)\s+(?:time|coffee|sleep|rest|help|air|space|fresh\s+air|advice|ideas?)|"
+    r"(?:to\s+)?(?:go|leave|run|think|check|sleep|eat|rest|relax|wait|hurry|ask|know|see|"
+    r"figure|remember|recall|believe|imagine|tell|say|hear|decide|focus|stop|start|"
+    r"finish|head|step|get\s+going|get\s+back|grab|take\s+a|catch|call|talk|reply|respond|"
+    r"pee|shower|breathe|calm|vent|cry|laugh|admit|confess|apologi[sz]e|thank|understand|"
+    r"wrap|log\s+off|sign\s+off|be\s+going|be\s+honest|say\s+goodbye|try\s+it|"
+    r"look\s+into|mull|sleep\s+on|process|digest|get\s+some)\b|"
+    r"help\b|more\s+time|time\b|you\b|it\b|that\b|this\b)",
+    re.IGNORECASE,
+)

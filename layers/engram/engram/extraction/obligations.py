@@ -1,0 +1,227 @@
+"""Constraints (what must not be done) and requirements (what must be), with or without
+a first-person subject ("We can't use GPL code", "The API must respond within 200 ms").
+
+Impersonal ones keep their subject in the content and are keyed by subject and verb
+phrase without numbers, so "within 100 ms" replaces "within 200 ms".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..models import MemoryType
+from .common import WHO, XL, I, Step, make_fact, objects, own
+from .facts import clean_object, fact_key, split_list, trim_clause
+from .lexicon import IDLE_OBJECTS
+from .text import restore
+
+__all__ = ["read_constraint", "read_requirement"]
+
+F, P = MemoryType.FACTUAL, MemoryType.PROCEDURAL
+_CANT = (
+    r"(?:cannot|can\s+not|must\s+not|should\s+not|may\s+not|must\s+never|should\s+never|"
+    r"can\s+never|(?:are|am|is)\s+not\s+allowed\s+to|(?:are|am|is)\s+not\s+permitted\s+to|"
+    r"(?:are|is|am)\s+(?:forbidden|prohibited|banned|barred)\s+(?:to|from)|have\s+to\s+avoid|"
+    r"need\s+to\s+avoid|must\s+avoid|do\s+not\s+want\s+to|will\s+not|are\s+not\s+going\s+to|"
+    r"(?:are|is)\s+not\s+supposed\s+to|(?:do|does)\s+not\s+(?:allow|permit))"
+)
+_MUST = (
+    r"(?P<modal>must|has\s+to|have\s+to|needs\s+to|need\s+to|has\s+got\s+to|(?:are|is|am)\s+"
+    r"required\s+to|shall|should|will\s+need\s+to|ought\s+to|requires?|needs)"
+)
+_NP = (
+    r"(?P<np>(?:(?:the|our|my|all|any|every|each|this|these|those|every\s+single)\s+)?"
+    r"[A-Za-z][\w'/+#.\u2024-]*(?:\s+[\w'/+#.\u2024-]+){0,5}?)"
+)
+_NP_EXCLUDED = re.compile(
+    r"^(?:i|we|you|he|she|they|that|there|here|everyone|everybody|someone|somebody|anyone|"
+    r"anybody|people|one|nobody|no\s+one|who|what|which|let\s+us|let\s+me|u|ya|things?|"
+    r"something|anything|everything|life|my\s+(?:friend|wife|husband|partner|boss|mom|dad)|"
+    r"he\s+\w+|she\s+\w+)\b",
+    I,
+)
+# "It" and "this" may stand for the project when what follows is about software.
+_PROJECT_VERBS = re.compile(
+    r"^(?:run|support|work|be\s+compatible|handle|scale|be\s+deployed|comply|integrate|"
+    r"respond|load|stay|be\s+accessible|be\s+available|use|store|encrypt|pass|build|compile|"
+    r"ship|launch|be\s+done|be\s+ready|be\s+finished|go\s+live)\b",
+    I,
+)
+_FIRST_PERSON_CANT = re.compile(
+    WHO + r"\s+(?:really\s+|absolutely\s+|simply\s+)?" + _CANT + r"\s+" + XL, I
+)
+_IMPERSONAL_CANT = re.compile(r"^" + _NP + r"\s+" + _CANT + r"\s+" + XL, I)
+_NOT_ALLOWED = re.compile(
+    r"^(?:no\s+)?" + _NP + r"\s+(?:is|are)\s+(?:not\s+allowed|forbidden|prohibited|banned|"
+    r"not\s+permitted|off[- ]limits|a\s+no-go|not\s+an\s+option|out\s+of\s+the\s+question|"
+    r"allowed)\b",
+    I,
+)
+_FIRST_PERSON_MUST = re.compile(
+    WHO + r"\s+(?:really\s+|absolutely\s+|definitely\s+|also\s+|still\s+)?(?P<modal>must|have\s+to|"
+    r"has\s+to|need\s+to|needs\s+to|have\s+got\s+to|(?:are|am|is)\s+required\s+to|"
+    r"(?:are|am|is)\s+obliged\s+to)\s+" + XL,
+    I,
+)
+_FIRST_PERSON_NEED = re.compile(
+    WHO + r"\s+(?:really\s+|absolutely\s+|definitely\s+|also\s+|still\s+)?(?:need|needs|require|"
+    r"requires)\s+(?!to\b)" + XL,
+    I,
+)
+_IMPERSONAL_MUST = re.compile(r"^" + _NP + r"\s+" + _MUST + r"\s+" + XL, I)
+_REQUIRED = re.compile(
+    r"^" + _NP + r"\s+(?:is|are)\s+(?:required|mandatory|a\s+must|essential|non-negotiable|"
+    r"a\s+hard\s+requirement|compulsory|a\s+requirement)\b",
+    I,
+)
+_REQUIREMENTS_ARE = re.compile(
+    r"\b(?:the\s+|our\s+|my\s+)?(?:main\s+|key\s+|hard\s+)?requirements?\s+(?:is|are|:)\s*" + XL, I
+)
+_DEADLINE = [
+    re.compile(
+        r"\b(?:the\s+|our\s+|my\s+)?(?:deadline|due\s+date|launch\s+date|release\s+date|cutoff|"
+        r"go-live(?:\s+date)?)(?:\s+for\s+[^,;:!?\n]+?)?\s+(?:is|was|has\s+been|got|is\s+now|"
+        r"will\s+be)\s+(?:(?:pushed|moved|extended|changed|postponed|delayed|brought\s+forward|"
+        r"set|fixed|updated)\s+(?:back\s+)?(?:to|until|for)\s+)?(?P<x>[^,;:!?\n]+)",
+        I,
+    ),
+    re.compile(
+        r"^(?P<what>(?:the\s+)?(?:launch|release|project|mvp|demo|submission|report|migration|"
+        r"beta|v\d[\w.]*|it|this|the\s+\w+))\s+(?:is|are)\s+due\s+(?P<x>(?:by|on|in|at|before)\s+"
+        r"[^,;:!?\n]+)",
+        I,
+    ),
+    re.compile(
+        r"\b(?:we|I)\s+(?:need|have|must|got)\s+(?:to\s+)?(?:ship|launch|release|deliver|"
+        r"finish|deploy|submit)\s+(?:it|this|everything|the\s+\w+)?\s*(?P<x>by\s+[^,;:!?\n]+)",
+        I,
+    ),
+]
+_IDLE_CANT = re.compile(
+    r"^(?:believe|wait|remember|recall|think|imagine|tell|say|see|hear|decide|figure|find|"
+    r"help|stop|stand|bear|sleep|focus|get\s+over|understand|make\s+it|come|go|be\s+bothered|"
+    r"even|really|seem\s+to|quite|thank|complain|lie|deny|argue|resist|fathom|wrap|keep\s+up|"
+    r"do\s+this|do\s+that|do\s+it|handle\s+(?:this|that|it)|deal\s+with\s+(?:this|that|it)|"
+    r"afford\s+to\s+lose\s+you|wait\s+to)\b",
+    I,
+)
+
+
+def _key_words(np: str, rest: str) -> str:
+    """A constraint's key: its subject and verb phrase without numbers, so a changed
+    number ("within 200 ms" -> "within 100 ms") lands on the same key."""
+    words = re.sub(r"\b\d[\d.,]*\b", " ", f"{np} {rest}")
+    return re.sub(r"^(?:the|our|my|all|any|every|each)\s+", "", words.strip(), flags=I)
+
+
+def _verb_list(raw: str) -> list[str]:
+    """ "support Chrome, Firefox and Safari" -> one statement per item, verb kept."""
+    value = clean_object(raw)
+    if not value:
+        return []
+    match = re.match(r"^((?:[a-z]+\s+){1,3}?)(?=[A-Z\d])(.+)$", value)
+    if match:
+        items = split_list(match.group(2))
+        if len(items) > 1:
+            return [f"{match.group(1)}{clean_object(i)}" for i in items if clean_object(i)]
+    return objects(raw)
+
+
+def _idle(obj: str) -> bool:
+    return obj[:1].islower() and (
+        IDLE_OBJECTS.match(obj) is not None or _IDLE_CANT.match(obj) is not None
+    )
+
+
+def _impersonal_np(match: re.Match[str], verb: str | None = None) -> str | None:
+    np = match.group("np").strip()
+    if len(np) < 2:
+        return None
+    if re.match(r"^(?:it|this)$", np, I):
+        # "It has to be HIPAA compliant": about the project when it names something.
+        named = verb is not None and re.search(r"[A-Z0-9]", verb) is not None
+        return np if verb and (_PROJECT_VERBS.match(verb) or named) else None
+    return None if _NP_EXCLUDED.match(np) else np
+
+
+def read_constraint(clause: str) -> list[Step] | None:
+    match = _FIRST_PERSON_CANT.search(clause)
+    if match is not None and own(clause, match.start()):
+        items = [o for o in _verb_list(match.group("x")) if not _idle(o)]
+        return [
+            (make_fact("constraint", F, o, f"cannot {o}", negative=True), []) for o in items
+        ] or None
+    for pattern in (_IMPERSONAL_CANT, _NOT_ALLOWED):
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        rest = match.groupdict().get("x")
+        np = _impersonal_np(match, rest)
+        if np is None:
+            continue
+        if (
+            pattern is _NOT_ALLOWED
+            and not re.match(r"^no\s+", clause, I)
+            and re.search(r"\bis\s+allowed\b|\bare\s+allowed\b", match.group(0), I)
+        ):
+            continue  # "X is allowed" permits; only "no X is allowed" forbids
+        whole = trim_clause(clause) or clause
+        content = restore(whole[:1].upper() + whole[1:])
+        key = fact_key("constraint", _key_words(np, "not " + (rest or "allowed")))
+        return [(make_fact("constraint", F, np, content, key=key, negative=True), [])]
+    return None
+
+
+def read_requirement(clause: str) -> list[Step] | None:
+    match = _FIRST_PERSON_MUST.search(clause)
+    if match is not None and own(clause, match.start()):
+        items = [o for o in _verb_list(match.group("x")) if not _idle(o)]
+        return [(make_fact("requirement", P, o, f"must {o}"), []) for o in items] or None
+    match = _FIRST_PERSON_NEED.search(clause)
+    if match is not None and own(clause, match.start()):
+        items = [o for o in objects(match.group("x")) if not _idle(o)]
+        return [(make_fact("requirement", P, o, f"needs {o}"), []) for o in items] or None
+    for pattern in _DEADLINE:
+        match = pattern.search(clause)
+        if match is not None and own(clause, match.start()):
+            when = clean_object(match.group("x"))
+            if when:
+                what = (match.groupdict().get("what") or "deadline").lower()
+                content = (
+                    f"{what} due {when}"
+                    if "due" in match.group(0).lower()
+                    else (f"deadline: {when}")
+                )
+                return [
+                    (
+                        make_fact(
+                            "requirement",
+                            P,
+                            when,
+                            content,
+                            key="requirement:deadline",
+                            subject="deadline",
+                            exclusive=True,
+                        ),
+                        [],
+                    )
+                ]
+    match = _REQUIREMENTS_ARE.search(clause)
+    if match is not None:
+        items = objects(match.group("x"))
+        return [(make_fact("requirement", P, o, f"requires {o}"), []) for o in items] or None
+    for pattern in (_IMPERSONAL_MUST, _REQUIRED):
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        rest = match.groupdict().get("x")
+        np = _impersonal_np(match, rest)
+        if np is None:
+            continue
+        whole = trim_clause(clause)
+        if not whole:
+            continue
+        content = restore(whole[:1].upper() + whole[1:])
+        key = fact_key("requirement", _key_words(np, rest or "required"))
+        return [(make_fact("requirement", P, np, content, key=key), [])]
+    return None

@@ -1,0 +1,454 @@
+"""Indonesian / Malay and Turkish statements: the common ways of stating each kind of fact.
+
+Turkish puts the object before the verb and marks its case with a suffix, after an
+apostrophe for names ("Python'u seviyorum"): the object is the words before the
+verb, its suffix dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..models import MemoryType
+from .common import Step
+from .common import make_fact as _fact
+from .facts import Retraction, clean_object, object_id, slug, split_list
+from .text import restore
+
+__all__ = ["read_indonesian", "read_turkish"]
+
+F, E, P = MemoryType.FACTUAL, MemoryType.EPISODIC, MemoryType.PROCEDURAL
+_I = re.IGNORECASE
+X = r"(?P<x>[^,;:!?\n]+)"
+_SAYA = r"\b(?:saya|aku|sy|gue|gua)"
+_KAMI = r"\b(?:saya|aku|kami|kita)"
+
+
+def _objects(raw: str) -> list[str]:
+    value = clean_object(
+        re.sub(r"\s+(?:lagi|sekarang|juga|saja|sih|kok|deh|ya)$", "", raw, flags=_I)
+    )
+    if not value:
+        return []
+    parts = (
+        re.split(r"\s*,\s*(?:dan\s+|atau\s+)?|\s+(?:dan|atau)\s+", value)
+        if "," in value
+        or (
+            re.search(r"\s(?:dan|atau)\s", value)
+            and all(p[:1].isupper() for p in re.split(r"\s+(?:dan|atau)\s+", value))
+        )
+        else split_list(value)
+    )
+    return [p for p in (clean_object(q) for q in parts) if p]
+
+
+_ID_RULES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "switch",
+        re.compile(
+            _KAMI + r"\s+(?:sudah\s+|telah\s+|baru\s+)?(?:beralih|pindah|migrasi|"
+            r"berpindah)\s+dari\s+(?P<old>[^,;:!?\n]+?)\s+ke\s+(?P<new>[^,;:!?\n]+)",
+            _I,
+        ),
+    ),
+    (
+        "withdraw",
+        re.compile(
+            _KAMI + r"\s+(?:sudah\s+)?(?:tidak|tak|nggak|gak)\s+(?:lagi\s+)?"
+            r"(?:menggunakan|memakai|pakai|guna|gunakan)\s+" + X,
+            _I,
+        ),
+    ),
+    (
+        "dislike",
+        re.compile(
+            _SAYA + r"\s+(?:sudah\s+)?(?:tidak|tak|kurang|nggak|gak)\s+(?:lagi\s+)?"
+            r"(?:suka|gemar|senang)\s+(?:dengan\s+|akan\s+)?" + X,
+            _I,
+        ),
+    ),
+    ("dislike", re.compile(_SAYA + r"\s+(?:benci|membenci)\s+" + X, _I)),
+    (
+        "compare",
+        re.compile(
+            _SAYA + r"\s+lebih\s+(?:suka|senang|gemar|memilih)\s+(?P<x>[^,;:!?\n]+?)"
+            r"\s+(?:daripada|dibanding(?:kan)?|ketimbang)\s+(?P<y>[^,;:!?\n]+)",
+            _I,
+        ),
+    ),
+    ("prefer", re.compile(_SAYA + r"\s+lebih\s+(?:suka|senang|gemar|memilih)\s+" + X, _I)),
+    (
+        "like",
+        re.compile(
+            _SAYA + r"\s+(?:sangat\s+|amat\s+)?(?:suka|gemar|senang|menyukai|"
+            r"cinta|mencintai)\s+(?:dengan\s+|akan\s+)?" + X,
+            _I,
+        ),
+    ),
+    (
+        "decision",
+        re.compile(
+            _KAMI + r"\s+(?:akan|mau|memutuskan\s+(?:untuk\s+)?|sepakat\s+"
+            r"(?:untuk\s+)?)\s*(?:menggunakan|memakai|pakai|guna|gunakan|memilih)\s+" + X,
+            _I,
+        ),
+    ),
+    (
+        "usage",
+        re.compile(
+            _KAMI + r"\s+(?:biasanya\s+|sekarang\s+|sedang\s+)?(?:menggunakan|memakai|"
+            r"pakai|guna)\s+" + X,
+            _I,
+        ),
+    ),
+    (
+        "pattern",
+        re.compile(
+            _SAYA + r"\s+(?P<adv>selalu|sentiasa|biasanya|sering|tidak\s+pernah|"
+            r"jarang)\s+" + X,
+            _I,
+        ),
+    ),
+    (
+        "name",
+        re.compile(
+            r"\b(?i:nama\s+(?:saya|aku))\s+(?:adalah\s+|ialah\s+)?(?P<x>[A-Z][\w'-]+"
+            r"(?:\s+[A-Z][\w'-]+){0,2})"
+        ),
+    ),
+    ("employer", re.compile(_SAYA + r"\s+(?:bekerja|kerja)\s+(?:di|untuk|pada)\s+" + X, _I)),
+    ("role", re.compile(_SAYA + r"\s+(?:adalah\s+)?seorang\s+(?P<x>[^,;:!?\n]+)", _I)),
+    (
+        "instruction",
+        re.compile(
+            r"^(?:tolong\s+|mohon\s+|harap\s+|silakan\s+)?(?P<x>(?:selalu\s+)?(?:jawab|balas|"
+            r"tulis|gunakan|pakai|buat)\w*\s+.+)$",
+            _I,
+        ),
+    ),
+    ("location", re.compile(_SAYA + r"\s+(?:tinggal|menetap|berdomisili)\s+di\s+" + X, _I)),
+    (
+        "constraint",
+        re.compile(
+            _KAMI + r"\s+(?:tidak\s+boleh|tak\s+boleh|dilarang|tidak\s+bisa|"
+            r"tak\s+dapat)\s+" + X,
+            _I,
+        ),
+    ),
+    ("requirement", re.compile(_KAMI + r"\s+(?:harus|wajib|perlu|mesti)\s+" + X, _I)),
+]
+_ID_ADVERBS = {
+    "selalu": "always",
+    "sentiasa": "always",
+    "biasanya": "usually",
+    "sering": "often",
+    "tidak pernah": "never",
+    "jarang": "rarely",
+}
+
+
+def read_indonesian(clause: str) -> list[Step]:
+    for kind, pattern in _ID_RULES:
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        steps = _read(kind, match, _ID_ADVERBS)
+        if steps:
+            return steps
+    return []
+
+
+# -- Turkish -----------------------------------------------------------------------------
+
+# The object before a verb: up to three words, the first not a pronoun or adverb.
+_TR_LEAD = (
+    r"(?:^|(?<=\s))(?:(?:ben|biz|artık|gerçekten|çok|hep|de|da|en|daha|şu\s+an|şimdi|"
+    r"genelde|aslında|hâlâ|hala|yine)\s+)*"
+)
+_TR_OBJ = (
+    r"(?P<x>[^\s,;:!?\n]+(?:\s+[^\s,;:!?\n]+){0,2}?)"
+    r"(?:\s+(?:çok|gerçekten|hâlâ|hala|artık|da|de|daha))*"
+)
+_TR_RULES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "switch",
+        re.compile(
+            r"(?P<old>[^\s,;:!?\n]+)(?:'?(?:den|dan|ten|tan))\s+(?P<new>[^\s,;:!?\n]+?)"
+            r"(?:'?(?:ye|ya|e|a))\s+(?:geçtik|geçtim|geçiyoruz|geçiyorum|taşındık|"
+            r"taşıdık|geçeceğiz)",
+            _I,
+        ),
+    ),
+    (
+        "switch",
+        re.compile(
+            r"^(?:ben\s+|biz\s+)?(?P<old>)(?P<new>[^\s,;:!?\n]+?)(?:'?(?:ye|ya|e|a))\s+"
+            r"(?:geçtik|geçtim|geçiyoruz|geçiyorum|geçeceğiz)\b",
+            _I,
+        ),
+    ),
+    ("withdraw", re.compile(r"\bartık\s+" + _TR_OBJ + r"\s+kullanmıyor(?:um|uz)\b", _I)),
+    (
+        "dislike",
+        re.compile(
+            _TR_LEAD + _TR_OBJ + r"\s+(?:sevmiyorum|sevmem|beğenmiyorum|"
+            r"hoşlanmıyorum)\b",
+            _I,
+        ),
+    ),
+    ("dislike", re.compile(_TR_LEAD + _TR_OBJ + r"\s+nefret\s+ediyorum\b", _I)),
+    (
+        "compare",
+        re.compile(
+            _TR_LEAD + r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:yı|yi|yu|yü|ı|i|u|ü))?\s+"
+            r"(?P<y>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+tercih\s+ediyorum\b",
+            _I,
+        ),
+    ),
+    ("prefer", re.compile(_TR_LEAD + _TR_OBJ + r"\s+tercih\s+ediyorum\b", _I)),
+    (
+        "like",
+        re.compile(
+            _TR_LEAD + _TR_OBJ + r"\s+(?:seviyorum|severim|beğeniyorum|"
+            r"bayılıyorum)\b",
+            _I,
+        ),
+    ),
+    (
+        "decision",
+        re.compile(
+            _TR_LEAD + _TR_OBJ + r"\s+(?:kullanacağız|kullanacağım|"
+            r"seçtik|seçtim)\b",
+            _I,
+        ),
+    ),
+    ("decision", re.compile(_TR_LEAD + _TR_OBJ + r"\s+karar\s+verdik\b", _I)),
+    ("usage", re.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanıyor(?:um|uz)\b", _I)),
+    (
+        "pattern",
+        re.compile(
+            r"\b(?P<adv>her\s+zaman|asla|genellikle|hiçbir\s+zaman|sık\s+sık)\s+"
+            r"(?P<x>[^,;:!?\n]+)",
+            _I,
+        ),
+    ),
+    (
+        "name",
+        re.compile(
+            r"\b(?:benim\s+)?adım\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+"
+            r"(?:\s+[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+){0,2})"
+        ),
+    ),
+    (
+        "employer",
+        re.compile(
+            _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
+            r"çalışıyorum\b"
+        ),
+    ),
+    (
+        "location",
+        re.compile(
+            _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
+            r"yaşıyorum\b"
+        ),
+    ),
+    ("constraint", re.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanamayız\b", _I)),
+    (
+        "instruction",
+        re.compile(r"^(?:lütfen\s+)?(?P<x>(?:cevap|yanıt)\w*\s+.+?\s+(?:tut|ver|yaz|olsun))\b", _I),
+    ),
+    (
+        "role",
+        re.compile(
+            r"(?P<x>(?:\w+\s+)?(?:mühendis|öğretmen|doktor|öğrenci|geliştirici|yazılımcı|"
+            r"tasarımcı|avukat|hemşire|yönetici|programcı|mimar|analist|araştırmacı|"
+            r"muhasebeci|gazeteci|aşçı))(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
+            _I,
+        ),
+    ),
+    (
+        "pattern",
+        re.compile(
+            r"\b(?P<adv>her\s+(?:sabah|gün|akşam|gece|hafta|hafta\s+sonu|pazartesi|salı|"
+            r"çarşamba|perşembe|cuma|cumartesi|pazar))\s+(?P<x>[^,;:!?\n]+)",
+            _I,
+        ),
+    ),
+    ("requirement", re.compile(r"(?P<x>[^,;:!?\n]+?)\s+(?:gerekiyor|zorunlu|şart)\b", _I)),
+]
+# An instruction may contain "her zaman" (always): it is read before the habit rule.
+_TR_RULES.sort(key=lambda rule: rule[0] != "instruction")
+_TR_ADVERBS = {
+    "her zaman": "always",
+    "asla": "never",
+    "genellikle": "usually",
+    "hiçbir zaman": "never",
+    "sık sık": "often",
+}
+# Case suffixes after a name's apostrophe (accusative, dative, ablative, locative).
+_TR_SUFFIX = re.compile(r"'(?:[a-zçğıöşü]{1,4})$", _I)
+
+
+def _tr_object(raw: str) -> str:
+    return _TR_SUFFIX.sub("", raw.strip())
+
+
+def read_turkish(clause: str) -> list[Step]:
+    """Turkish joins statements with "ve" and commas ("Ankara'da yaşıyorum ve Java
+    kullanıyorum"): each part is read on its own."""
+    steps: list[Step] = []
+    for part in re.split(r"\s*,\s*|\s+ve\s+", clause):
+        for kind, pattern in _TR_RULES:
+            match = pattern.search(part)
+            if match is None:
+                continue
+            found = _read(kind, match, _TR_ADVERBS, strip=_tr_object)
+            if found:
+                steps += found
+                break
+    return steps
+
+
+_LOCAL_ASPECTS = [
+    ("length", re.compile(r"\b(?:kısa|uzun|pendek|singkat|panjang|ringkas|kata|kelime)\w*", _I)),
+    ("language", re.compile(r"\b(?:bahasa|dilinde|türkçe|ingilizce|inggris)\w*", _I)),
+    ("emoji", re.compile(r"emoji", _I)),
+]
+
+
+def _local_aspect(text: str) -> str:
+    for name, pattern in _LOCAL_ASPECTS:
+        if pattern.search(text):
+            return name
+    return slug(text)
+
+
+def _read(
+    kind: str,
+    match: re.Match[str],
+    adverbs: dict[str, str],
+    strip: object = None,
+) -> list[Step]:
+    def objs(name: str = "x") -> list[str]:
+        raw = match.group(name) or ""
+        if callable(strip):
+            raw = strip(raw)
+        return _objects(raw)
+
+    if kind == "switch":
+        new = objs("new")
+        olds = objs("old")
+        fact = _fact("tech_preference", F, new[0], f"uses {new[0]}") if new else None
+        retractions = [Retraction(object_id(restore(o)), replaced_by=fact) for o in olds]
+        if fact is not None and not olds and fact.subject:
+            retractions.append(Retraction(fact.subject, replaced_by=fact, keep=fact.object))
+        return [(fact, retractions)] if fact or retractions else []
+    if kind == "withdraw":
+        steps: list[Step] = []
+        for o in objs():
+            fact = _fact("tech_preference", F, o, f"no longer uses {o}", negative=True)
+            steps.append((fact, [Retraction(fact.object, ("decision",), replaced_by=fact)]))
+        return steps
+    if kind == "dislike":
+        return [(_fact("preference", F, o, f"dislikes {o}", negative=True), []) for o in objs()]
+    if kind == "compare":
+        x, y = objs("x"), objs("y")
+        if not x or not y:
+            return []
+        pair = sorted([object_id(x[0]), object_id(y[0])])
+        fact = _fact(
+            "preference",
+            F,
+            x[0],
+            f"prefers {x[0]} over {y[0]}",
+            key=f"preference:{pair[0]}_vs_{pair[1]}",
+            exclusive=True,
+        )
+        return [(fact, [])]
+    if kind in ("prefer", "like"):
+        found = objs()
+        return [
+            (_fact("preference", F, o, o, exclusive=kind == "prefer" and len(found) == 1), [])
+            for o in found
+        ]
+    if kind == "decision":
+        found = objs()
+        return [(_fact("decision", E, o, f"use {o}", exclusive=len(found) == 1), []) for o in found]
+    if kind == "usage":
+        return [(_fact("tech_preference", F, o, f"uses {o}"), []) for o in objs()]
+    if kind == "pattern":
+        found = objs()
+        if not found:
+            return []
+        adverb = re.sub(r"\s+", " ", match.group("adv").lower())
+        english = adverbs.get(adverb, adverb)
+        return [
+            (
+                _fact(
+                    "pattern",
+                    F,
+                    found[0],
+                    f"{english} {found[0]}",
+                    negative=english in ("never", "rarely"),
+                ),
+                [],
+            )
+        ]
+    if kind == "instruction":
+        body = restore(match.group("x")).strip(" .")
+        aspect = _local_aspect(body)
+        return [
+            (
+                _fact(
+                    "instruction",
+                    P,
+                    body,
+                    body,
+                    key=f"instruction:{aspect}",
+                    exclusive=True,
+                    subject=aspect,
+                ),
+                [],
+            )
+        ]
+    if kind == "role":
+        value = restore(match.group("x")).strip(" .")
+        return [
+            (
+                _fact(
+                    "identity",
+                    F,
+                    value,
+                    f"is {value}",
+                    key="identity:role",
+                    exclusive=True,
+                    subject="role",
+                ),
+                [],
+            )
+        ]
+    if kind in ("name", "employer", "location"):
+        value = restore(_tr_object(match.group("x"))).strip(" .")
+        if not clean_object(value):
+            return []
+        template = {"name": "name is {x}", "employer": "works at {x}", "location": "lives in {x}"}
+        return [
+            (
+                _fact(
+                    "identity",
+                    F,
+                    value,
+                    template[kind].format(x=value),
+                    key=f"identity:{kind}",
+                    exclusive=True,
+                    subject=kind,
+                ),
+                [],
+            )
+        ]
+    if kind == "constraint":
+        return [(_fact("constraint", F, o, f"cannot {o}", negative=True), []) for o in objs()[:1]]
+    if kind == "requirement":
+        return [(_fact("requirement", P, o, f"must {o}"), []) for o in objs()[:1]]
+    return []

@@ -1,0 +1,166 @@
+"""Likes, dislikes, comparisons and favourites.
+
+A like or dislike is keyed by its object, so "I don't like Python" replaces "I like
+Python"; "prefer" and favourites are exclusive on their subject ("I prefer React now"
+retires "I prefer Vue"); a comparison is keyed by the pair, whichever way round.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..models import MemoryType
+from .common import ADV, XL, I, Step, make_fact, objects, own
+from .facts import clean_object, fact_key, slug
+from .lexicon import subject_of
+from .text import restore
+
+__all__ = ["read_preference"]
+
+F = MemoryType.FACTUAL
+_LIKE_VERBS = r"(?:prefer|like|love|enjoy|adore|favou?r|dig|appreciate|fancy|relish)"
+_COMPARATIVE = re.compile(
+    r"\bI\s+" + ADV + r"(?:" + _LIKE_VERBS + r"|would\s+rather|would\s+prefer|would\s+much\s+"
+    r"rather)\s+(?:to\s+use\s+|using\s+|to\s+)?(?P<x>[^,;:!?\n]+?)\s+(?:over|to|more\s+than|"
+    r"rather\s+than|instead\s+of|better\s+than|than)\s+(?P<y>[^,;:!?\n]+)",
+    I,
+)
+_BETTER = re.compile(
+    r"\b(?:I\s+(?:think|find|feel|believe)\s+(?:that\s+)?|for\s+me,?\s+|in\s+my\s+opinion,?\s+|"
+    r"imo,?\s+)(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:much\s+|way\s+|far\s+)?(?:better|nicer|"
+    r"superior)\s+than\s+(?P<y>[^,;:!?\n]+)",
+    I,
+)
+_DISLIKE = [
+    re.compile(
+        r"\bI\s+" + ADV + r"(?:do\s+not|did\s+not)\s+(?:really\s+|particularly\s+|much\s+|even\s+|"
+        r"actually\s+)?(?:like|enjoy|love|care\s+for|want\s+to\s+use|fancy|dig|prefer|"
+        r"get\s+along\s+with)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"\bI\s+" + ADV + r"(?:hate|dislike|despise|loathe|detest|cannot\s+stand|cannot\s+bear|"
+        r"avoid|abhor|resent)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"\bI\s+am\s+" + ADV + r"(?:not\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|keen\s+on|"
+        r"fond\s+of|a\s+fan\s+of|crazy\s+about)|tired\s+of|sick\s+of|fed\s+up\s+with|done\s+with|"
+        r"over|allergic\s+to\s+the\s+idea\s+of)\s+" + XL,
+        I,
+    ),
+    re.compile(r"\bI\s+no\s+longer\s+(?:like|enjoy|love|prefer|care\s+for)\s+" + XL, I),
+    re.compile(
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+not\s+(?:really\s+)?my\s+(?:thing|cup\s+of\s+tea|"
+        r"style|jam)$",
+        I,
+    ),
+]
+_LIKE = [
+    re.compile(r"\bI\s+" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
+    re.compile(
+        r"\bI\s+am\s+" + ADV + r"(?:a\s+(?:big\s+|huge\s+|massive\s+|long-time\s+)?fan\s+of|into|"
+        r"keen\s+on|fond\s+of|passionate\s+about|obsessed\s+with|crazy\s+about|"
+        r"a\s+(?:big\s+)?believer\s+in|hooked\s+on|addicted\s+to)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
+        r"cup\s+of\s+tea)$",
+        I,
+    ),
+]
+_FAVOURITE = [
+    re.compile(
+        r"\bmy\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|preferred|go-to)\s+(?P<what>"
+        r"[a-z][\w\s-]{0,30}?)\s+(?:is|are|would\s+be|has\s+to\s+be)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+)?my\s+(?:absolute\s+)?"
+        r"(?:favou?rite|preferred|go-to)(?:\s+(?P<what>[a-z][\w\s-]{0,30}))?$",
+        I,
+    ),
+]
+# "I would like a coffee" is a request, "I would love to help" an offer: not preferences.
+_REQUEST_FORM = re.compile(r"\bI\s+would\s+(?:like|love|prefer|enjoy)\b", I)
+_IDLE_LIKES = re.compile(
+    r"^(?:to\s+(?:think|say|know|see|ask|help|hear|add|mention|point|thank|check)|the\s+idea|"
+    r"the\s+sound|how\s|what\s|your\s|you\b|that\s|this\s|it\b|the\s+way\s+you|talking|"
+    r"chatting|working\s+with\s+you)",
+    I,
+)
+
+
+def _comparison(clause: str) -> list[Step] | None:
+    for pattern in (_COMPARATIVE, _BETTER):
+        match = pattern.search(clause)
+        if match is None or not own(clause, match.start()):
+            continue
+        x, y = clean_object(match.group("x")), clean_object(match.group("y"))
+        if not x or not y:
+            continue
+        pair = sorted([slug(restore(x)), slug(restore(y))])
+        fact = make_fact(
+            "preference",
+            F,
+            x,
+            f"prefers {x} over {y}",
+            key=f"preference:{pair[0]}_vs_{pair[1]}",
+            exclusive=True,
+        )
+        return [(fact, [])]
+    return None
+
+
+def read_preference(clause: str) -> list[Step] | None:
+    found = _comparison(clause)
+    if found:
+        return found
+    for pattern in _DISLIKE:
+        match = pattern.search(clause)
+        if match is None or not own(clause, match.start()):
+            continue
+        lapsed = re.search(r"no\s+longer", match.group(0), I) is not None
+        verb = "no longer likes" if lapsed else "dislikes"
+        steps: list[Step] = [
+            (make_fact("preference", F, o, f"{verb} {o}", negative=True), [])
+            for o in objects(match.group("x"))
+            if not _IDLE_LIKES.match(o)
+        ]
+        return steps or None
+    if _REQUEST_FORM.search(clause):
+        return None
+    for pattern in _LIKE:
+        match = pattern.search(clause)
+        if match is None or not own(clause, match.start()):
+            continue
+        verb = (match.groupdict().get("verb") or "").lower()
+        found_objects = [o for o in objects(match.group("x")) if not _IDLE_LIKES.match(o)]
+        exclusive = verb == "prefer" and len(found_objects) == 1
+        return [
+            (make_fact("preference", F, o, o, exclusive=exclusive), []) for o in found_objects
+        ] or None
+    for pattern in _FAVOURITE:
+        match = pattern.search(clause)
+        if match is None or not own(clause, match.start()):
+            continue
+        what = re.sub(r"\s+", " ", (match.group("what") or "").strip().lower())
+        items = objects(match.group("x"))
+        if len(items) > 1:
+            # "My favourite bands are A, B and C": three favourites, none replacing another.
+            return [
+                (make_fact("preference", F, o, f"favorite {what}: {o}" if what else o), [])
+                for o in items
+            ]
+        obj = clean_object(match.group("x"))
+        if not obj:
+            continue
+        subject = slug(what) if what else subject_of(restore(obj))
+        content = f"favorite {what}: {obj}" if what else f"favorite: {obj}"
+        key = fact_key("preference", f"favorite {what}") if what else None
+        fact = make_fact(
+            "preference", F, obj, content, key=key, exclusive=bool(subject), subject=subject
+        )
+        return [(fact, [])]
+    return None

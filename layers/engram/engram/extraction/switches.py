@@ -1,0 +1,164 @@
+"""Changes of mind: switches, replacements and withdrawals retire what they name."""
+
+from __future__ import annotations
+
+import re
+
+from ..models import MemoryType
+from .common import WHO, XL, I, Step, activity, make_fact, objects, own
+from .facts import USAGE, Retraction, clean_object, object_id
+from .lexicon import known_term
+from .text import restore
+
+__all__ = ["read_switch"]
+
+F, E = MemoryType.FACTUAL, MemoryType.EPISODIC
+_AUX = (
+    r"(?:\s+have|\s+are|\s+am|\s+had|\s+will|\s+just|\s+recently|\s+finally|\s+already|"
+    r"\s+now|\s+officially|\s+completely|\s+fully|\s+(?:have\s+)?decided\s+to|"
+    r"\s+are\s+going\s+to|\s+am\s+going\s+to|\s+plan\s+to|\s+want\s+to|\s+need\s+to|"
+    r"\s+eventually|\s+also|\s+since)*"
+)
+_SWITCH = re.compile(
+    WHO + _AUX + r"\s+(?P<verb>switch(?:ed|ing|es)?|mov(?:ed|ing|es|e)|migrat(?:ed|ing|es|e)|"
+    r"chang(?:ed|ing|es|e)|transition(?:ed|ing|s)?|convert(?:ed|ing|s)?|port(?:ed|ing|s)?|"
+    r"gone\s+over|went\s+over|go(?:ing)?\s+over|upgraded|upgrading|jumped|jumping)\s+"
+    r"(?:(?:our|my|the|everything|all|it|this|that)\b[^,;:!?\n]{0,40}?\s+|[\w/.\-]+\s+){0,1}"
+    r"(?:from\s+(?P<old>[^,;:!?\n]+?)\s+)?(?:over\s+)?(?:to|onto|into)\s+(?P<new>[^,;:!?\n]+)",
+    I,
+)
+_BACK = re.compile(
+    WHO + _AUX + r"\s+(?:going|go|went|gone|switch(?:ed|ing)?|revert(?:ed|ing)?|return(?:ed|ing)?|"
+    r"mov(?:ed|ing|e)|fall(?:ing)?|fell|come|coming|came)\s+back\s+to\s+(?P<new>[^,;:!?\n]+)",
+    I,
+)
+_AWAY = re.compile(
+    WHO + r"(?:\s+are|\s+have|\s+am)?\s+(?:been\s+)?(?:moving|moved|migrating|migrated|getting|"
+    r"got|phasing|phased|shifting|shifted|walking)\s+(?:away\s+from|rid\s+of|out|off)\s+"
+    r"(?P<old>[^,;:!?\n]+?)(?:\s+(?:to|for|in\s+favou?r\s+of)\s+(?P<new>[^,;:!?\n]+))?$",
+    I,
+)
+_REPLACE = re.compile(
+    WHO + r"(?:\s+have|\s+are|\s+will|\s+just)*\s+(?:replaced|replacing|replace|swapped|"
+    r"swapping|swap|traded|exchanged)\s+(?:out\s+)?(?P<old>[^,;:!?\n]+?)\s+"
+    r"(?:with|for|by)\s+(?P<new>[^,;:!?\n]+)",
+    I,
+)
+_REPLACED_BY = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<old>[^,;:!?\n]+?)\s+(?:has\s+been|have\s+been|was|were|is|"
+    r"are|got|is\s+being|are\s+being)\s+replaced\s+(?:by|with)\s+(?P<new>[^,;:!?\n]+)",
+    I,
+)
+_WITHDRAW = re.compile(
+    WHO + r"(?:\s+am|\s+are|\s+do|\s+does|\s+have|\s+had|\s+just)?\s+"
+    r"(?P<neg>no\s+longer|not|stopped|quit|gave\s+up|never)\s+(?:really\s+|even\s+)?"
+    r"(?:use|uses|using|work\s+with|working\s+with|code\s+in|coding\s+in|program\s+in|"
+    r"programming\s+in|write|writing|rely\s+on|relying\s+on|deploy\s+(?:to|on)|"
+    r"deploying\s+(?:to|on)|host\s+(?:on|with)|hosting\s+(?:on|with)|develop\s+(?:in|with)|"
+    r"developing\s+(?:in|with)|build\s+(?:with|on)|building\s+(?:with|on)|run|running|"
+    r"touch|touching)\s+" + XL,
+    I,
+)
+_DROPPED = re.compile(
+    WHO
+    + r"(?:\s+have|\s+just|\s+finally)*\s+(?:dropped|ditched|abandoned|quit|gave\s+up(?:\s+on)?|"
+    r"retired|deprecated|sunset|sunsetted|removed|got\s+rid\s+of|stopped\s+using|"
+    r"uninstalled|deleted|killed|decommissioned|turned\s+off)\s+" + XL,
+    I,
+)
+_LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|these\s+days|now|since)\b", I)
+_DONE_WITH = re.compile(
+    r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+)?(?:done|finished|through)\s+with\s+" + XL, I
+)
+_CHANGED_MIND = re.compile(
+    r"\b(?:I|we)\s+(?:have\s+)?(?:changed\s+(?:my|our)\s+minds?|reconsidered|rethought|"
+    r"changed\s+course)\s+(?:about|on|regarding)\s+" + XL,
+    I,
+)
+_FORGET_ABOUT = re.compile(
+    r"^(?:please\s+)?(?:forget|disregard|ignore)\s+(?:what\s+I\s+said\s+about|"
+    r"(?:everything\s+)?(?:about|the\s+part\s+about))\s+" + XL,
+    I,
+)
+
+
+def _switch_steps(old_raw: str | None, new_raw: str | None, *, decided: bool) -> list[Step]:
+    new = clean_object(new_raw) if new_raw else ""
+    olds = objects(old_raw)
+    fact = None
+    if new:
+        if decided:
+            fact = make_fact("decision", E, new, f"switch to {new}", exclusive=True)
+        elif re.match(r"^\w+ing\b", new) and known_term(restore(new)) is None:
+            # "I switched to running in the evenings": a habit replacing the same activity.
+            fact = make_fact("pattern", F, new, new, about=activity(new))
+            return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact)])]
+        else:
+            fact = make_fact("tech_preference", F, new, f"uses {new}")
+    retractions = [
+        Retraction(object_id(restore(o)), (*USAGE, "pattern"), replaced_by=fact) for o in olds
+    ]
+    if fact is not None and not olds and fact.subject:
+        # "We switched to React": whatever front-end framework was in use is not now.
+        retractions.append(Retraction(fact.subject, replaced_by=fact, keep=fact.object))
+    if fact is None and not retractions:
+        return []
+    return [(fact, retractions)]
+
+
+def _no_longer(raw: str, verb: str = "no longer uses") -> list[Step]:
+    steps: list[Step] = []
+    for obj in objects(raw):
+        fact = make_fact("tech_preference", F, obj, f"{verb} {obj}", negative=True)
+        steps.append((fact, [Retraction(fact.object, USAGE, replaced_by=fact)]))
+    return steps
+
+
+def read_switch(clause: str) -> list[Step] | None:
+    for pattern in (_SWITCH, _REPLACE, _REPLACED_BY):
+        match = pattern.search(clause)
+        if match is None or not own(clause, match.start()):
+            continue
+        verb = (match.groupdict().get("verb") or "").lower()
+        old = match.group("old")
+        new = restore(match.group("new"))
+        if (
+            verb.startswith(("mov", "chang", "jump"))
+            and known_term(new) is None
+            and (old is None or known_term(restore(old)) is None)
+        ):
+            return None  # "I moved to Berlin", "I changed to the night shift": not tools
+        future = bool(re.search(r"\bwill\b|going\s+to|plan\s+to|decided", match.group(0), I))
+        return _switch_steps(old, match.group("new"), decided=future) or None
+    match = _BACK.search(clause)
+    if match is not None and own(clause, match.start()):
+        # "We're going back to AWS after all": the earlier choice again, replacing the latest.
+        new = clean_object(match.group("new"))
+        if new:
+            fact = make_fact("decision", E, new, f"go back to {new}", exclusive=True)
+            return [(fact, [])]
+    match = _AWAY.search(clause)
+    if match is not None and own(clause, match.start()):
+        return _switch_steps(match.group("old"), match.group("new"), decided=False) or None
+    for pattern in (_WITHDRAW, _DROPPED):
+        match = pattern.search(clause)
+        if match is not None and own(clause, match.start()):
+            neg = (match.groupdict().get("neg") or "").lower()
+            verb = "no longer uses"
+            if neg == "never":
+                verb = "never uses"
+            elif neg == "not" and not _LAPSED.search(clause):
+                verb = "does not use"
+            return _no_longer(match.group("x"), verb) or None
+    match = _DONE_WITH.search(clause)
+    if match is not None and known_term(restore(match.group("x"))) is not None:
+        return _no_longer(match.group("x")) or None
+    for pattern in (_CHANGED_MIND, _FORGET_ABOUT):
+        match = pattern.search(clause)
+        if match is not None:
+            retractions = [
+                Retraction(object_id(restore(o)), (*USAGE, "preference", "pattern"))
+                for o in objects(match.group("x"))
+            ]
+            return [(None, retractions)] if retractions else None
+    return None

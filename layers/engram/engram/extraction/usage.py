@@ -1,0 +1,275 @@
+"""Decisions ("we'll use Django") and the tools in use ("our stack is React and Node.js").
+
+A decision is exclusive on its subject (a later choice of backend framework retires
+the earlier one) and "X instead of Y" retires Y; tools accumulate, one fact each.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..models import MemoryType
+from .common import ADV, WHO, XL, I, Step, make_fact, objects, own
+from .facts import Retraction, clean_object, object_id
+from .lexicon import IDLE_OBJECTS, is_known, known_term
+from .text import restore
+
+__all__ = ["read_decision", "read_tools"]
+
+F, E = MemoryType.FACTUAL, MemoryType.EPISODIC
+# A short object between a verb and its preposition ("deploy everything to", "write
+# the backend in").
+_SOME = (
+    r"(?:(?:it|this|that|everything|things|all|the\s+[\w-]+(?:\s+[\w-]+)?|our\s+[\w-]+|"
+    r"my\s+[\w-]+|[\w-]+)\s+)?"
+)
+_DECISION_VERB = (
+    r"(?P<verb>use|go\s+with|pick|choose|adopt|stick\s+with|stay\s+with|keep\s+using|"
+    r"standardi[sz]e\s+on|start\s+using|switch\s+over\s+to|rely\s+on|try|"
+    r"build\s+" + _SOME + r"(?:with|on|in)|write\s+" + _SOME + r"in|"
+    r"deploy\s+" + _SOME + r"(?:to|on|with)|host\s+" + _SOME + r"(?:on|with)|"
+    r"ship\s+" + _SOME + r"(?:on|to|with)|launch\s+" + _SOME + r"(?:on|with)|"
+    r"implement\s+" + _SOME + r"(?:in|with)|run\s+" + _SOME + r"on|"
+    r"store\s+" + _SOME + r"in|put\s+" + _SOME + r"(?:in|on)|migrate\s+" + _SOME + r"to|"
+    r"move\s+" + _SOME + r"to|handle\s+" + _SOME + r"with|manage\s+" + _SOME + r"(?:with|in))"
+)
+_WILL = (
+    r"(?:\s+will|\s+shall|\s+are\s+going\s+to|\s+am\s+going\s+to|\s+are\s+gonna|\s+am\s+gonna|"
+    r"\s+plan\s+to|\s+intend\s+to|\s+want\s+to\s+go\s+with)"
+)
+# Verbs that are a decision whatever follows ("decided to learn Japanese this year").
+_DECIDED = (
+    r"(?:\s+have|\s+has)?\s+" + ADV + r"(?:decided|chose|opted|agreed|committed|resolved|"
+    r"voted)\s+to\s+(?P<vp>[^,;:!?\n]+)"
+)
+_DECISIONS = [
+    re.compile(WHO + _WILL + r"\s+" + ADV + _DECISION_VERB + r"\s+" + XL, I),
+    re.compile(
+        WHO + r"(?:\s+have|\s+has)?\s+" + ADV + r"(?:decided|chose|opted|agreed|committed|"
+        r"resolved|voted|settled\s+on|plan|want)\s+to\s+" + ADV + _DECISION_VERB + r"\s+" + XL,
+        I,
+    ),
+    re.compile(
+        WHO + r"(?:\s+have|\s+has)?\s+" + ADV + r"(?P<verb>decided|settled|agreed|landed)"
+        r"\s+(?:on|upon)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        WHO + r"(?:\s+went|\s+are\s+going|\s+will\s+go|\s+am\s+going|\s+ended\s+up\s+going)"
+        r"\s+(?P<verb>with)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        WHO + r"(?:\s+have|\s+has)?\s+" + ADV + r"(?P<verb>chose|chosen|picked|selected|"
+        r"opted\s+for|settled\s+on|committed\s+to)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        WHO + r"\s+ended\s+up\s+(?P<verb>using|choosing|picking|going\s+with|with)\s+" + XL, I
+    ),
+    re.compile(r"\blet\s*'?\s*s\s+" + _DECISION_VERB + r"\s+" + XL, I),
+    re.compile(
+        r"\b(?:the|our|my)\s+(?:final\s+)?(?P<verb>decision|choice|pick|call)\s+is\s+"
+        r"(?:to\s+(?:use\s+|go\s+with\s+)?)?" + XL,
+        I,
+    ),
+]
+_DECIDED_ANY = re.compile(WHO + _DECIDED, I)
+_INSTEAD = re.compile(
+    r"\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|in\s+favou?r\s+of|over)\s+"
+    r"(?P<old>[^,;:!?\n]+?)(?=\s*(?:,|$))",
+    I,
+)
+_IDLE_DECISIONS = re.compile(
+    r"^(?:(?:to\s+)?(?:think|sleep|see|wait|try|check|go|leave|rest|relax|call|ask|look|head|"
+    r"take\s+a|get\s+back|circle\s+back|let\s+you\s+know)\b|it\b|that\b|this\b)",
+    I,
+)
+
+_USE_VERBS = (
+    r"(?:use|uses|using|have\s+been\s+using|been\s+using|work\s+with|works\s+with|working\s+with|"
+    r"work\s+in|works\s+in|working\s+in|develop\s+with|developing\s+with|build\s+with|"
+    r"builds\s+with|building\s+with|rely\s+on|relies\s+on|deploy\s+(?:to|on|with)|"
+    r"deploys\s+(?:to|on|with)|deploying\s+(?:to|on|with)|host\s+(?:on|with)|hosts\s+(?:on|with)|"
+    r"hosting\s+(?:on|with)|code\s+in|codes\s+in|coding\s+in|program\s+in|programming\s+in|"
+    r"develop\s+in|write\s+(?:most\s+of\s+)?" + _SOME + r"in|writes\s+" + _SOME + r"in|"
+    r"building\s+" + _SOME + r"(?:with|on|in)|build\s+" + _SOME + r"(?:with|on|in)|"
+    r"run\s+" + _SOME + r"on|runs\s+" + _SOME + r"on|running\s+" + _SOME + r"on|"
+    r"live\s+in|swear\s+by|do\s+(?:most\s+of\s+)?(?:my|our)?\s*(?:\w+\s+){0,2}(?:work|"
+    r"development|coding|programming|dev)\s+(?:in|with|on))"
+)
+_USAGE = [
+    re.compile(
+        WHO
+        + r"(?:\s+am|\s+are|\s+have|\s+has)?\s+"
+        + ADV
+        + r"(?P<verb>"
+        + _USE_VERBS
+        + r")\s+"
+        + XL,
+        I,
+    ),
+    re.compile(
+        r"\b(?:our|my|the)\s+(?:current\s+)?(?:tech(?:nology)?\s+)?stack\s+(?:is|includes|"
+        r"consists\s+of|uses|is\s+built\s+on|is\s+made\s+of|is\s+basically)\s+" + XL,
+        I,
+    ),
+]
+# Tools named by what they are for: "our backend is Spring Boot", "the frontend uses X".
+_THINGS = (
+    r"(?:main\s+|whole\s+|current\s+|new\s+)?(?:backend|back-end|back\s+end|frontend|front-end|"
+    r"front\s+end|database|db|api|apis|app|apps|server|servers|infra(?:structure)?|website|site|"
+    r"service|services|project|codebase|monorepo|repo|cloud(?:\s+provider)?|hosting|ci|cd|ci/cd|"
+    r"pipeline|editor|ide|os|laptop|machine|language|framework|orm|cache|caching|queue|cms|"
+    r"mobile\s+apps?|data\s+warehouse|warehouse|monitoring|logging|observability|tooling|"
+    r"build\s+system|bundler|package\s+manager|deployments?|auth|authentication|search|storage|"
+    r"message\s+broker|broker|email\s+provider|payment\s+provider|payments|analytics|crm|"
+    r"ticketing|issue\s+tracker|tracker|docs|wiki|version\s+control|orchestration|runtime|"
+    r"shell|terminal|browser|phone|distro|dashboards?|alerting|tests?|test\s+suite|scripts|"
+    r"data\s+pipeline|etl|ml\s+stack|models?|llm|vector\s+store|queue\s+system|workers?)"
+)
+_OUR_THING = re.compile(
+    r"^(?:our|my|the)\s+(?P<what>(?:[\w-]+\s+)?"
+    + _THINGS
+    + r")\s+(?P<verb>(?:is|are)\s+(?:written|built|hosted|"
+    r"deployed|implemented|running|made|done|managed|handled|stored|kept|run)\s+(?:in|with|on|by)|"
+    r"runs\s+on|run\s+on|uses|use|lives\s+on|lives\s+in|is\s+on|are\s+on|is|are)\s+"
+    r"(?:all\s+|entirely\s+|mostly\s+|basically\s+)?" + XL,
+    I,
+)
+_EVERYTHING = re.compile(
+    r"^(?:everything|it|all\s+(?:of\s+)?(?:it|our\s+" + _THINGS + r"|my\s+" + _THINGS + r")|"
+    r"(?:our|my)\s+" + _THINGS + r")\s+"
+    r"(?:lives|is|are|runs|sits|is\s+hosted|is\s+stored)\s+(?:all\s+)?(?:on|in)\s+" + XL,
+    I,
+)
+_ALL_X = re.compile(r"^it\s+is\s+(?:all|only|just)\s+" + XL + r"(?:\s+for\s+(?:me|us))?$", I)
+_RUN_X = re.compile(r"\bI\s+(?:run|am\s+running|daily-drive|use)\s+" + XL, I)
+_ON_X = re.compile(
+    r"\b(?:I|we)\s+(?:am|are)\s+(?:currently\s+|still\s+|now\s+|all\s+)?on\s+" + XL, I
+)
+_HEAVY_USER = re.compile(
+    r"\bI\s+am\s+(?:an?\s+)?(?:heavy|big|long-?time|daily|happy|avid|huge|power|loyal)?\s*"
+    r"(?P<x>[^,;:!?\n]+?)\s+user\b",
+    I,
+)
+# "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
+_FOR_TASK = re.compile(
+    r"(?i:" + WHO + r"\s+" + ADV + r"(?:deploy|build|host|run|charge|process|track|manage|store|"
+    r"write|code|develop|test|monitor|log|bundle|compile|package|ship|handle|send|automate|"
+    r"provision|orchestrate|containeri[sz]e|cache|queue|index|search|analy[sz]e|train|serve|"
+    r"edit|design|document|plan|chat|communicate|collaborate|version|back\s+up|sync|schedule|"
+    r"render|lint|format|type-?check|profile|trace|authenticate)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
+)
+
+
+def _with_instead(clause: str) -> tuple[str, str | None]:
+    """The clause without a trailing "instead of X" / "rather than X", and X."""
+    match = _INSTEAD.search(clause)
+    if match is None:
+        return clause, None
+    return clause[: match.start()] + clause[match.end() :], match.group("old")
+
+
+def _retracting(olds: list[str], fact: object) -> list[Retraction]:
+    return [Retraction(object_id(restore(o)), replaced_by=fact) for o in olds]  # type: ignore[arg-type]
+
+
+def _idle(obj: str) -> bool:
+    # Idle phrases are lower-case words ("a minute", "rest"); "REST" the API style is not.
+    return obj[:1].islower() and (
+        IDLE_OBJECTS.match(obj) is not None or _IDLE_DECISIONS.match(obj) is not None
+    )
+
+
+def read_decision(clause: str) -> list[Step] | None:
+    body, replaced = _with_instead(clause)
+    olds = objects(replaced)
+    for pattern in _DECISIONS:
+        match = pattern.search(body)
+        if match is None or not own(body, match.start()):
+            continue
+        verb = re.sub(r"\s+", " ", match.group("verb").lower())
+        if verb in (
+            "decided",
+            "settled",
+            "agreed",
+            "landed",
+            "decision",
+            "choice",
+            "pick",
+            "call",
+            "chose",
+            "chosen",
+            "picked",
+            "selected",
+            "opted for",
+            "settled on",
+            "committed to",
+            "using",
+            "choosing",
+            "picking",
+        ):
+            verb = "use"
+        elif verb in ("with", "going with"):
+            verb = "go with"
+        found = objects(match.group("x"))
+        if not found or any(_idle(o) for o in found):
+            return None
+        return [
+            (
+                fact := make_fact("decision", E, o, f"{verb} {o}", exclusive=len(found) == 1),
+                _retracting(olds, fact),
+            )
+            for o in found
+        ]
+    match = _DECIDED_ANY.search(body)
+    if match is not None and own(body, match.start()):
+        phrase = clean_object(match.group("vp"))
+        if phrase and not _idle(phrase):
+            fact = make_fact("decision", E, phrase, phrase)
+            return [(fact, _retracting(olds, fact))]
+    return None
+
+
+def _named(obj: str) -> bool:
+    plain = restore(obj)
+    return is_known(plain) or known_term(plain) is not None or plain[:1].isupper()
+
+
+def read_tools(clause: str) -> list[Step] | None:
+    body, replaced = _with_instead(clause)
+    olds = objects(replaced)
+    match = _OUR_THING.search(body)
+    if match is not None:
+        what = re.sub(r"\s+", " ", match.group("what").lower())
+        found = [o for o in objects(match.group("x")) if _named(o)]
+        if found:
+            return [
+                (
+                    fact := make_fact("tech_preference", F, o, f"{what}: {o}"),
+                    _retracting(olds, fact),
+                )
+                for o in found
+            ]
+    for pattern in (*_USAGE, _EVERYTHING, _ALL_X, _FOR_TASK):
+        match = pattern.search(body)
+        if match is None or not own(body, match.start()):
+            continue
+        found = [o for o in objects(match.group("x")) if not _idle(o)]
+        if pattern in (_EVERYTHING, _ALL_X, _FOR_TASK):
+            found = [o for o in found if _named(o)]
+        if found:
+            return [
+                (fact := make_fact("tech_preference", F, o, f"uses {o}"), _retracting(olds, fact))
+                for o in found
+            ]
+    for pattern in (_ON_X, _HEAVY_USER, _RUN_X):
+        match = pattern.search(body)
+        if match is None or not own(body, match.start()):
+            continue
+        found = [o for o in objects(match.group("x")) if known_term(restore(o)) is not None]
+        if found:
+            return [(make_fact("tech_preference", F, o, f"uses {o}"), []) for o in found]
+    return None

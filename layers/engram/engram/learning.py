@@ -1,0 +1,117 @@
+"""Learning from a conversation: extracted statements applied to what a key remembers.
+
+Applied in order, inside the caller's transaction:
+- a fact upserts its key; a different content on the same key supersedes the old
+  fact (it moves to the history, naming its successor);
+- an exclusive fact (a preference stated with "prefer", a decision, who the user
+  is, an instruction) retires the earlier facts of its category about the same
+  subject ("I prefer React now" after "I prefer Vue");
+- a retraction retires the facts about what it names ("we switched from Vue",
+  "I no longer use Python").
+Facts taken from the assistant's words are kept apart: their keys carry an
+``assistant:`` prefix and they neither retire nor are retired by the user's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from .extraction import ExtractedFact, Extraction, Retraction
+from .models import MemoryCreate, Removed, UpsertOutcome
+from .ports import FactHistory, MemoryStore
+
+__all__ = ["ASSISTANT_PREFIX", "Learned", "learn"]
+
+# Keys of facts the assistant stated: never the same memory as the user's fact.
+ASSISTANT_PREFIX = "assistant:"
+
+
+@dataclass
+class Learned:
+    outcomes: list[UpsertOutcome] = field(default_factory=list)
+    retired: Removed = field(default_factory=Removed)
+
+
+def _collapse(extraction: Extraction) -> Extraction:
+    """Within one message the last statement on a key is what was meant ("I like
+    Python. Now I don't like Python."): earlier facts on that key are dropped."""
+    last: dict[str, int] = {}
+    for index, (fact, _) in enumerate(extraction.steps):
+        if fact is not None:
+            last[fact.key] = index
+    steps = [
+        (fact if fact is None or last[fact.key] == index else None, retractions)
+        for index, (fact, retractions) in enumerate(extraction.steps)
+    ]
+    return Extraction([(f, r) for f, r in steps if f is not None or r])
+
+
+def learn(
+    store: MemoryStore,
+    history: FactHistory,
+    extraction: Extraction,
+    *,
+    owner: str,
+    session_id: str | None,
+    source: str,
+    extracted_at: datetime,
+    now_ms: int,
+) -> Learned:
+    learned = Learned()
+    for fact, retractions in _collapse(extraction).steps:
+        stored_id: str | None = None
+        if fact is not None:
+            fact = replace(fact, source=source)
+            key = fact.key if source == "user" else ASSISTANT_PREFIX + fact.key
+            item = MemoryCreate(
+                api_key_id=owner,
+                session_id=session_id,
+                type=fact.type,
+                key=key,
+                content=fact.content,
+                metadata=fact.metadata(extracted_at),
+            )
+            outcome = store.upsert(item, key, now_ms, supersede=True)
+            learned.outcomes.append(outcome)
+            learned.retired += outcome.retired
+            stored_id = outcome.memory.id
+            if fact.exclusive and fact.subject and outcome.content_changed:
+                learned.retired += _retire_rivals(history, fact, owner, stored_id, now_ms)
+        for retraction in retractions:
+            successor = stored_id if retraction.replaced_by is not None else None
+            learned.retired += _retract(
+                history, retraction, owner, source, stored_id, successor, now_ms
+            )
+    return learned
+
+
+def _retire_rivals(
+    history: FactHistory, fact: ExtractedFact, owner: str, stored_id: str, now_ms: int
+) -> Removed:
+    retired = Removed()
+    assert fact.subject is not None
+    for rival in history.live_about(owner, fact.subject, (fact.category,), fact.source):
+        same_side = (rival.metadata.get("polarity") == "negative") == fact.negative
+        if rival.id != stored_id and rival.metadata.get("subject") == fact.subject and same_side:
+            retired += history.retire(rival.id, owner, now_ms, superseded_by=stored_id)
+    return retired
+
+
+def _retract(
+    history: FactHistory,
+    retraction: Retraction,
+    owner: str,
+    source: str,
+    stored_id: str | None,
+    successor: str | None,
+    now_ms: int,
+) -> Removed:
+    retired = Removed()
+    for fact in history.live_about(owner, retraction.about, retraction.categories, source):
+        if fact.id == stored_id or fact.metadata.get("polarity") == "negative":
+            continue  # "no longer uses Python" is itself the current truth
+        if retraction.keep is not None and fact.metadata.get("object") == retraction.keep:
+            continue
+        retired += history.retire(fact.id, owner, now_ms, superseded_by=successor)
+    return retired
