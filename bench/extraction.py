@@ -37,6 +37,10 @@ from engram.chat import ChatService  # noqa: E402
 from engram.models import MemoryQuery, MemorySettingsUpdate  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
+_FILES = {
+    "tuning": ("extraction_cases.jsonl", "extraction_scenarios.json"),
+    "holdout": ("extraction_holdout.jsonl", "extraction_holdout_scenarios.json"),
+}
 _NEGATIVE_CATEGORIES = ("preference", "tech_preference")
 
 
@@ -261,11 +265,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--verbose", action="store_true", help="print every miss")
     parser.add_argument("--group", help="only cases of this group")
+    parser.add_argument(
+        "--set",
+        choices=["tuning", "holdout"],
+        default="tuning",
+        help="the set the rules were tuned on, or the held-out set written after them",
+    )
     args = parser.parse_args(argv)
-    cases = [json.loads(line) for line in (DATA / "extraction_cases.jsonl").open() if line.strip()]
+    cases_file, scenarios_file = _FILES[args.set]
+    cases = [json.loads(line) for line in (DATA / cases_file).open() if line.strip()]
     if args.group:
         cases = [c for c in cases if c["group"] == args.group]
-    scenarios = json.loads((DATA / "extraction_scenarios.json").read_text())
+    scenarios = json.loads((DATA / scenarios_file).read_text())
     with tempfile.TemporaryDirectory() as folder:
         player = Player(Path(folder))
         started = time.perf_counter()
@@ -278,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         player.close()
     total = Tally()
     header = f"  {'':<18} {'tp':>4} {'fp':>4} {'fn':>4}   {'prec':>6} {'recall':>6} {'f1':>6}"
-    print(f"extraction, {len(cases)} labelled messages\nby group\n{header}")
+    print(f"extraction, {args.set} set, {len(cases)} labelled messages\nby group\n{header}")
     for name in sorted(report.groups):
         print(_row(name, report.groups[name]))
         total.add(report.groups[name])

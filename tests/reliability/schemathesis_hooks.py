@@ -4,10 +4,17 @@ JSON Schema has no notion of "now": a memory whose ``expiresAt`` is already past
 refused (422, it would be stored and never seen). Generated cases that happen to pick
 a past date get a future one instead, so positive cases stay positive; a negative
 case keeps whatever makes it negative.
+
+Nor can it say which hosts exist: a generated Qdrant host is a made-up name, after which
+every operation that must reach Qdrant (search, cleanup, a Qdrant reindex) answers 503,
+truthfully. Valid generated hosts are replaced by "" (Qdrant's embedded mode), so those
+operations are exercised for real; invalid hosts are left alone, to be refused.
+(Qdrant down is the fault suite's business: tests/reliability/test_faults.py.)
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,8 +36,20 @@ def _future(item: Any) -> None:
         item["expiresAt"] = _FUTURE
 
 
+_HOST = re.compile(r"^[A-Za-z0-9._:\[\]-]*$")  # the schema's own pattern
+
+
+def _embedded_qdrant(case: Any) -> None:
+    body = case.body
+    if case.path == "/api/settings/qdrant" and isinstance(body, dict):
+        host = body.get("host")
+        if isinstance(host, str) and _HOST.match(host) and len(host) <= 255:
+            body["host"] = ""
+
+
 @schemathesis.hook
 def map_case(ctx: Any, case: Any) -> Any:
+    _embedded_qdrant(case)
     body = case.body
     if isinstance(body, list):
         for item in body:

@@ -60,6 +60,9 @@ def learn(
 ) -> Learned:
     learned = Learned()
     for fact, retractions in _collapse(extraction).steps:
+        retractions = [r for r in retractions if not r.implicit] + _resolve_implicit(
+            history, extraction, [r for r in retractions if r.implicit], owner, source
+        )
         stored_id: str | None = None
         if fact is not None:
             fact = replace(fact, source=source)
@@ -84,6 +87,31 @@ def learn(
                 history, retraction, owner, source, stored_id, successor, now_ms
             )
     return learned
+
+
+def _resolve_implicit(
+    history: FactHistory,
+    extraction: Extraction,
+    implicit: list[Retraction],
+    owner: str,
+    source: str,
+) -> list[Retraction]:
+    """Name what an unnamed "instead" replaces: the earlier facts of the category the
+    message mentions, or failing that the latest one."""
+    named: list[Retraction] = []
+    for retraction in implicit:
+        new = retraction.replaced_by
+        earlier = [
+            m
+            for m in history.live_about(owner, "", retraction.categories, source)
+            if new is None or m.metadata.get("object") != new.object
+        ]
+        hits = [m for m in earlier if extraction.mentions(str(m.metadata.get("object", "")))]
+        for memory in hits or earlier[:1]:
+            about = str(memory.metadata.get("object", ""))
+            if about:
+                named.append(Retraction(about, retraction.categories, replaced_by=new))
+    return named
 
 
 def _retire_rivals(

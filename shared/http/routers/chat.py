@@ -33,9 +33,10 @@ def chat_options(
     x_engram_session_id: Annotated[
         SessionId | None, Header(description="Memories are stored under this session")
     ] = None,
+    # Not nullable: a header is text, and "null" is no scope.
     x_engram_scope: Annotated[
-        Scope | None, Header(description="What retrieval may see (default apiKey)")
-    ] = None,
+        Scope, Header(description="What retrieval may see (default apiKey)")
+    ] = Scope.API_KEY,
     x_engram_no_memory: Annotated[
         str | None, Header(description="true, 1 or yes: no retrieval, injection or extraction")
     ] = None,
@@ -43,7 +44,7 @@ def chat_options(
     """Engram's own headers (validated like any field: 422 naming the header)."""
     return ChatOptions(
         session_id=x_engram_session_id,
-        scope=x_engram_scope or Scope.API_KEY,
+        scope=x_engram_scope,
         opt_out=opted_out(x_engram_no_memory),
     )
 

@@ -16,6 +16,7 @@ remarks ("I need a minute"), trailing explanations ("... because ...") and fille
 
 from __future__ import annotations
 
+from .common import Step as _Step
 from .english import read_clause as _read_clause
 from .facts import (
     MAX_CONTENT_CHARS,
@@ -25,6 +26,7 @@ from .facts import (
     Retraction,
     fact_key,
 )
+from .obligations import read_moved_deadline as _read_moved_deadline
 from .other_languages import read_indonesian as _read_indonesian
 from .other_languages import read_turkish as _read_turkish
 from .text import clauses as _clauses
@@ -59,13 +61,16 @@ def newest(text: str) -> str:
 
 def extract(text: str) -> Extraction:
     """The statements of ``text`` (its newest 64 KiB), in order."""
-    result = Extraction()
+    result = Extraction(text=text)
     for sentence, question in _sentences(newest(text)):
         if question:
             continue
+        found: list[_Step] = []
         for clause in _clauses(sentence):
-            steps = _read_clause(clause) or _read_indonesian(clause) or _read_turkish(clause)
-            result.steps.extend(steps)
+            found += _read_clause(clause) or _read_indonesian(clause) or _read_turkish(clause)
+        if not any(fact is not None and fact.key == "requirement:deadline" for fact, _ in found):
+            found += _read_moved_deadline(sentence)
+        result.steps.extend(found)
     return result
 
 

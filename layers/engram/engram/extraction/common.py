@@ -13,6 +13,7 @@ from .facts import (
     Retraction,
     clean_object,
     fact_key,
+    head,
     object_id,
     split_list,
 )
@@ -87,7 +88,8 @@ def make_fact(
     return ExtractedFact(
         category=category,
         type=type_,
-        key=key or fact_key(category, plain),
+        # Tools are named by the tool, not the sentence ("Obsidian for a couple of years").
+        key=key or fact_key(category, head(plain) if category == "tech_preference" else plain),
         content=_cut(restore(content)),
         object=about or object_id(plain),
         subject=subject if subject is not None else subject_of(plain),

@@ -2,8 +2,9 @@
 
 A switch names what it replaces, so it is read before a plain statement of use; who
 the user is and how answers should be come before preferences ("I'd like you to be
-brief" is an instruction, not a liking); obligations come last, since "we need to"
-and "must" also introduce other facts.
+brief" is an instruction, not a liking); a frequency makes a habit of anything ("we
+usually deploy on Tuesdays"), so habits come before decisions and tools; obligations
+come last, since "we need to" and "must" also introduce other facts.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ _FAMILIES: tuple[Callable[[str], list[Step] | None], ...] = (
     read_identity,
     read_instruction,
     read_preference,
+    read_habit,
     read_decision,
     read_tools,
-    read_habit,
     read_constraint,
     read_requirement,
 )

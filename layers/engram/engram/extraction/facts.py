@@ -14,8 +14,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import snowballstemmer
+
 from ..models import MemoryType
-from .lexicon import FILLER_EDGES, NON_OBJECTS, POINTER_DETERMINERS, canonical, is_known
+from .lexicon import FILLER_EDGES, NON_OBJECTS, POINTER_DETERMINERS, canonical, is_known, terms_in
 from .text import INNER_DOT, restore
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "trim_clause",
 ]
 
+_STEMMER = snowballstemmer.stemmer("english")
 MIN_CONTENT_CHARS = 3
 MAX_CONTENT_CHARS = 500
 _MAX_SLUG = 60
@@ -81,6 +84,9 @@ class Retraction:
     replaced_by: ExtractedFact | None = None
     keep: str | None = None
     source: str = "user"
+    # "We'll use ECharts instead": what is replaced goes unnamed; it is the earlier fact
+    # the message mentions ("Chart.js struggles with heatmaps"), else the latest one.
+    implicit: bool = False
 
 
 @dataclass
@@ -88,6 +94,22 @@ class Extraction:
     """Statements in the order they were made: each a fact, its retractions, or both."""
 
     steps: list[tuple[ExtractedFact | None, list[Retraction]]] = field(default_factory=list)
+    text: str = ""
+
+    def mentions(self, about: str) -> bool:
+        """Whether the message names ``about`` (an object id or an activity's stem)."""
+        if not self.text:
+            return False
+        if self._mentioned is None:
+            words = re.findall(r"[a-z0-9]+", restore(self.text).lower())
+            self._mentioned = (
+                "_" + "_".join(words) + "_",
+                {str(s) for s in _STEMMER.stemWords(words)} | set(terms_in(restore(self.text))),
+            )
+        joined, named = self._mentioned
+        return about in named or f"_{about}_" in joined
+
+    _mentioned: tuple[str, set[str]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def facts(self) -> list[ExtractedFact]:
@@ -167,7 +189,15 @@ def trim_clause(raw: str) -> str:
 
 
 # A time word ends the object ("sushi anymore after that food poisoning" -> "sushi").
-_TIME_CUT = re.compile(r"\s+(?:any\s*more|any\s+longer|these\s+days|nowadays)\b.*$", re.I)
+_TIME_CUT = re.compile(
+    r"\s+(?:any\s*more|any\s+longer|these\s+days|nowadays|(?:this|last|next)\s+(?:week|month|"
+    r"quarter|year|spring|summer|autumn|fall|winter|sprint|time)|yesterday|today|recently|"
+    r"a\s+while\ago|(?:a\s+few|a\s+couple\s+of|two|three|four|five|several|\d+)\s+(?:days|weeks|"
+    r"months|years)\s+ago|(?:back\s+)?in\s+(?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|the\s+spring|the\s+summer|the\s+autumn|the\s+fall|"
+    r"the\s+winter|\d{4}))\b.*$",
+    re.I,
+)
 
 
 def clean_object(raw: str) -> str:
@@ -182,7 +212,8 @@ def clean_object(raw: str) -> str:
     value = _QUANTIFIERS.sub("", value)
     words = value.split(" ")
     first = words[0].lower() if words and words[0] else ""
-    if (len(value) < MIN_CONTENT_CHARS and not is_known(restore(value))) or first in NON_OBJECTS:
+    short_name = is_known(restore(value)) or re.fullmatch(r"[A-Z]{2}", value) is not None
+    if (len(value) < MIN_CONTENT_CHARS and not short_name) or first in NON_OBJECTS:
         return ""
     if first in POINTER_DETERMINERS and len(words) <= 3:
         return ""
@@ -208,6 +239,9 @@ def split_list(value: str) -> list[str]:
     if "," in value and not _FINAL_JOIN.search(value):
         return [value.split(",", 1)[0].strip()]
     parts = [p.strip() for p in _LIST_SEPARATOR.split(value) if p and p.strip()]
+    if len(parts) >= 2 and len(parts[-1].split()) > 1:
+        # What follows the last item is about the whole list ("A, B and C for the site").
+        parts[-1] = head(parts[-1])
     if len(parts) < 2 or any(len(p.split()) > 5 for p in parts):
         return [value]
     if all(_named(p) for p in parts):

@@ -10,7 +10,8 @@ import re
 
 from ..models import MemoryType
 from .common import WHO, I, Step, X, activity, make_fact, own
-from .facts import clean_object
+from .facts import Retraction, clean_object
+from .text import restore
 
 __all__ = ["read_habit"]
 
@@ -33,19 +34,38 @@ _TRAILING = (
     r"the\s+(?:morning|day)|before\s+(?:bed|work|breakfast|lunch|dinner)|after\s+(?:work|"
     r"dinner|lunch))"
 )
+_TIME = (
+    r"(?P<when>(?:at|by|around|before|after|until|till|from)\s+(?:about\s+|roughly\s+)?"
+    r"(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midnight|dawn|sunrise|"
+    r"sunset)\b.*)"
+)
+# Whose habit: the user's, their team's, or something of theirs ("my shifts normally end...").
+_WHOSE = (
+    r"(?:" + WHO + r"|\b(?:my|our)\s+(?!(?:colleague|friend|boss|manager|wife|husband|partner|"
+    r"brother|sister|mom|mum|dad|mother|father|son|daughter|kid|kids|neighbou?r|roommate|"
+    r"flatmate|teammate|coworker|co-worker|client|customer|teacher|doctor|family|parents?|"
+    r"cat|dog)s?\b)[\w-]+(?:\s+[\w-]+)?)"
+)
 _RULES = [
-    re.compile(WHO + r"\s+(?:also\s+|still\s+)?(?P<adv>" + _FREQUENCY + r")\s+" + X, I),
+    re.compile(_WHOSE + r"\s+(?:also\s+|still\s+)?(?P<adv>" + _FREQUENCY + r")\s+" + X, I),
     re.compile(
-        r"^(?P<lead>(?:every|each)\s+(?:other\s+)?(?:" + _WHEN + r")|on\s+(?:weekends|weekdays|"
+        WHO + r"\s+(?:usually\s+|normally\s+|always\s+)?(?P<x>(?!am\b|are\b|was\b|were\b|will\b|"
+        r"would\b|have\b|had\b|need\b|want\b|like\b|love\b|hate\b|prefer\b)[a-z][\w\s'-]*?)\s+"
+        + _TIME
+        + r"$",
+        I,
+    ),
+    re.compile(
+        r"^(?P<lead>(?:every|each|most|some|many)\s+(?:other\s+)?(?:"
+        + _WHEN
+        + r")s?|on\s+(?:weekends|weekdays|"
         r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays))\s*,?\s+"
         r"(?:(?i:I|we|our\s+team|the\s+team|my\s+team)\s+)(?:usually\s+|often\s+|always\s+)?" + X,
         I,
     ),
     re.compile(
-        WHO
-        + r"\s+(?P<x>(?!am\b|are\b|will\b|would\b|have\b|had\b)[^,;:!?\n]+?)\s+"
-        + _TRAILING
-        + r"(?:\s+[^,;:!?\n]*)?$",
+        WHO + r"\s+(?P<x>(?!am\b|are\b|will\b|would\b|have\b|had\b|need\b|want\b|like\b|love\b|"
+        r"hate\b)[^,;:!?\n]+?)\s+" + _TRAILING + r"(?:\s+[^,;:!?\n]*)?$",
         I,
     ),
     re.compile(r"\bI\s+am\s+in\s+the\s+habit\s+of\s+" + X, I),
@@ -72,9 +92,15 @@ def read_habit(clause: str) -> list[Step] | None:
         groups = match.groupdict()
         adverb = re.sub(r"\s+", " ", (groups.get("adv") or "").lower())
         lead = re.sub(r"\s+", " ", (groups.get("lead") or "").lower())
-        when = re.sub(r"\s+", " ", (groups.get("when") or "").lower())
+        when = restore(re.sub(r"\s+", " ", (groups.get("when") or "")))
         content = f"{obj} {when}" if when else f"{adverb or lead} {obj}".strip()
         negative = adverb in ("never", "rarely", "seldom", "almost never", "hardly ever")
         fact = make_fact("pattern", F, obj, content, negative=negative, about=activity(obj))
-        return [(fact, [])]
+        implicit = re.search(r"\binstead\s*$", clause, I) is not None
+        return [
+            (
+                fact,
+                [Retraction("", ("pattern",), replaced_by=fact, implicit=True)] if implicit else [],
+            )
+        ]
     return None

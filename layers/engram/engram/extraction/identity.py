@@ -36,66 +36,180 @@ _ROLES = (
     r"electrician|plumber|carpenter|farmer|firefighter|police\s+officer|soldier|nanny|"
     r"bookkeeper|cashier|clerk|receptionist|secretary|assistant"
 )
-_ROLE = rf"(?P<x>(?:[\w\-+#./]+\s+){{0,4}}?(?:{_ROLES})s?)"
+_ROLE = rf"(?P<x>(?:[\w+#./]+[\s-]+){{0,4}}?(?:{_ROLES})s?)"
 _ZONE = (
     r"(?P<x>[A-Z][a-z]+/[A-Z][\w/]+|UTC\s*[+-]\s*\d{1,2}(?::\d\d)?|GMT\s*[+-]\s*\d{1,2}|"
-    r"(?-i:[A-Z]{2,5}))"
+    r"(?:Pacific|Eastern|Central|Mountain|Atlantic|Central\s+European|Eastern\s+European|"
+    r"Western\s+European)(?=\s+time)|(?-i:[A-Z]{2,5})(?![\w-]))"
 )
 _DIET = (
     r"(?P<x>vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|"
     r"allergic\s+to\s+[\w\s]+|keto|halal|kosher|teetotal|sober|celiac|coeliac)"
 )
+
+
+def _ci(pattern: str) -> str:
+    """Case-insensitive words around case-sensitive names and places."""
+    return f"(?i:{pattern})"
+
+
+_WE_I = _ci(r"\b(?:I|we)")
+_ADVS = _ci(
+    r"(?:\s+(?:just|recently|finally|currently|now|still|also|have|has|had|am|are|been|"
+    r"officially|actually|eventually))*"
+)
 _RULES: list[tuple[str, re.Pattern[str], str]] = [
-    ("name", re.compile(r"\b(?i:my\s+name\s+is)\s+" + _NAME), "name is {x}"),
+    (
+        "pronouns",
+        re.compile(
+            _ci(r"\b(?:my\s+pronouns\s+are|I\s+go\s+by|I\s+use)\s+")
+            + r"(?P<x>(?i:she/her|he/him|they/them|she/they|he/they|"
+            r"xe/xem|ze/zir|any\s+pronouns)(?:/\w+)?)"
+        ),
+        "pronouns: {x}",
+    ),
+    ("name", re.compile(_ci(r"\bmy\s+name\s+is|\bmy\s+name's") + r"\s+" + _NAME), "name is {x}"),
     (
         "name",
-        re.compile(r"\b(?i:call\s+me|i\s+go\s+by|people\s+call\s+me)\s+" + _NAME),
+        re.compile(
+            _ci(
+                r"\b(?:call\s+me|I\s+go\s+by|people\s+call\s+me|"
+                r"everyone\s+calls\s+me)"
+            )
+            + r"\s+"
+            + _NAME
+        ),
         "name is {x}",
     ),
-    ("name", re.compile(r"^(?:I\s+am|This\s+is)\s+" + _NAME + r"$"), "name is {x}"),
+    (
+        "name",
+        re.compile(
+            r"^"
+            + _ci(r"(?:I\s+am|This\s+is|it\s+is)")
+            + r"\s+"
+            + _NAME
+            + _ci(r"(?=\s*(?:$|,|\s+and\b|\s+from\b|\s+here\b))")
+        ),
+        "name is {x}",
+    ),
     (
         "employer",
         re.compile(
-            r"\bI\s+(?:currently\s+|now\s+|still\s+)?(?:work|am\s+working|am\s+employed)\s+"
-            r"(?:at|for|by)\s+" + _ORG,
-            I,
+            _WE_I
+            + _ADVS
+            + _ci(r"\s+(?:work|working|employed|interning)\s+(?:at|for|by|with)\s+")
+            + r"(?P<x>[A-Z][^,;:!?\n]*?)"
+            + _ci(
+                r"(?=\s+(?:as|in|on|since|from|last|this|a\s+few|"
+                r"two|three|for|now)\b|$|,)"
+            )
         ),
         "works at {x}",
     ),
     (
         "employer",
-        re.compile(r"\bmy\s+(?:employer|company|workplace)\s+is\s+" + _ORG, I),
+        re.compile(_ci(r"\bmy\s+(?:employer|company|workplace)\s+is\s+") + _ORG),
         "works at {x}",
     ),
     (
         "employer",
         re.compile(
-            r"\bI\s+(?:just\s+|recently\s+|finally\s+)?(?:joined|started\s+(?:working\s+)?at|"
-            r"(?:started|got|landed|accepted|took)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|"
-            r"offer)\s+(?:at|with)|(?:have\s+|am\s+)?(?:moved|moving|switched|switching)\s+"
-            r"jobs\s+to)\s+(?P<x>[A-Z][^,;:!?\n]*?)(?=\s+(?:as|in|last|this|since|a\s+few|"
-            r"two|three)\b|$)"
+            _WE_I
+            + _ADVS
+            + _ci(
+                r"\s+(?:joined|started\s+(?:working\s+)?at|"
+                r"(?:started|got|landed|accepted|took)\s+(?:a\s+)?(?:new\s+)?"
+                r"(?:job|position|role|offer)\s+(?:at|with)|"
+                r"(?:moved|moving|switched|switching)\s+jobs\s+to)\s+"
+            )
+            + r"(?P<x>[A-Z][^,;:!?\n]*?)"
+            + _ci(
+                r"(?=\s+(?:as|in|last|this|since|a\s+few|two|"
+                r"three|on|for)\b|$|,)"
+            )
         ),
         "works at {x}",
     ),
     (
         "employer",
         re.compile(
-            r"\bI\s+am\s+(?:now\s+)?(?:an?|the)\s+(?:[\w\-+#./]+\s+){0,4}?(?:" + _ROLES + r")s?\s+"
-            r"(?:at|for|with)\s+(?P<x>[A-Z][^,;:!?\n]*?)(?=\s+(?:in|since|for)\b|$)"
+            _ci(
+                r"\bI\s+am\s+(?:now\s+)?(?:an?|the)\s+(?:[\w\-+#./]+\s+){0,4}?(?:"
+                + _ROLES
+                + r")s?\s+(?:at|for|with)\s+"
+            )
+            + r"(?P<x>[A-Z][^,;:!?\n]*?)(?=\s+(?:in|since|for)\b|$)"
         ),
         "works at {x}",
     ),
-    ("role", re.compile(r"\bI\s+work\s+as\s+(?:an?\s+|the\s+)?" + _ROLE + r"\b", I), "is {a} {x}"),
+    (
+        "employer",
+        re.compile(
+            r"^"
+            + _ci(r"I\s+am\s+")
+            + r"[A-Z][\w'-]+"
+            + _ci(r"\s+from\s+")
+            + r"(?P<x>[A-Z][^,;:!?\n]*?)(?=\s*(?:$|,))"
+        ),
+        "is from {x}",
+    ),
     (
         "role",
-        re.compile(r"\bI\s+am\s+(?:now\s+|currently\s+)?(?:an?|the)\s+" + _ROLE + r"\b", I),
+        re.compile(
+            _ci(r"\bI\s+(?:work|am\s+working)\b[^,;:!?\n]*?\bas\s+(?:an?\s+|the\s+)?")
+            + r"(?P<x>(?i:(?:[\w\-+#./]+\s+){0,4}?(?:"
+            + _ROLES
+            + r")s?))\b"
+        ),
         "is {a} {x}",
     ),
     (
         "role",
         re.compile(
-            r"\bmy\s+(?:job|role|title|position|job\s+title)\s+is\s+(?:an?\s+)?(?P<x>[^,;:!?\n]+)",
+            r"\bI\s+am\s+(?:now\s+|currently\s+|still\s+)?(?:an?|the)\s+" + _ROLE + r"\b", I
+        ),
+        "is {a} {x}",
+    ),
+    (
+        "employer",
+        re.compile(
+            r"^"
+            + _ci(r"I\s+am\s+")
+            + r"[A-Z][\w'-]+,\s+"
+            + _ci(
+                r"(?:an?|the)\s+[^,;:!?\n]+?\s+"
+                r"(?:at|for|with)\s+"
+            )
+            + r"(?P<x>[A-Z][^,;:!?\n]*?)(?=\s*(?:$|,|\s+in\b))"
+        ),
+        "works at {x}",
+    ),
+    (
+        "location",
+        re.compile(_ci(r"^I\s+am\b.*,\s+(?:based|living|located)\s+(?:in|out\s+of)\s+") + _PLACE),
+        "lives in {x}",
+    ),
+    (
+        "role",
+        re.compile(r"^I\s+am\s+[A-Z][\w'-]+,\s+(?:an?|the)\s+" + _ROLE + r"\b", I),
+        "is {a} {x}",
+    ),
+    (
+        "role",
+        re.compile(
+            r"\bI\s+(?:have\s+)?(?:moved\s+into|stepped\s+(?:into|up\s+(?:to|as))|"
+            r"(?:got|was|have\s+been|just\s+got)\s+promoted\s+to|transitioned\s+(?:into|to))\s+"
+            r"(?:an?\s+|the\s+)?(?P<x>[^,;:!?\n]+?)(?:\s+(?:role|position|job))?"
+            r"(?=\s+(?:in|at|last|this|since)\b|$)",
+            I,
+        ),
+        "is {a} {x}",
+    ),
+    (
+        "role",
+        re.compile(
+            r"\bmy\s+(?:job|role|title|position|job\s+title)\s+is\s+(?:an?\s+)?"
+            r"(?P<x>[^,;:!?\n]+)",
             I,
         ),
         "role: {x}",
@@ -103,16 +217,26 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     (
         "location",
         re.compile(
-            r"\bI(?:\s+currently|\s+now)?\s+(?:live|reside|am\s+based|am\s+located|am\s+living|"
-            r"am\s+staying)\s+in\s+" + _PLACE
+            _WE_I
+            + _ADVS
+            + _ci(
+                r"\s+(?:live|living|reside|residing|based|located|staying|settled)"
+                r"(?:\s+out\s+of|\s+in|\s+down\s+in|\s+up\s+in)\s+"
+            )
+            + _PLACE
         ),
         "lives in {x}",
     ),
     (
         "location",
         re.compile(
-            r"\bI\s+(?:just\s+|recently\s+|have\s+|finally\s+)*(?:moved|relocated|am\s+moving|"
-            r"am\s+relocating)\s+(?:back\s+)?to\s+" + _PLACE
+            _WE_I
+            + _ADVS
+            + _ci(
+                r"\s+(?:moved|relocated|moving|relocating|emigrated)\s+"
+                r"(?:back\s+|over\s+)?to\s+"
+            )
+            + _PLACE
         ),
         "lives in {x}",
     ),
@@ -123,19 +247,35 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(r"\bI\s+(?:work|am\s+working)\s+(?:in|from|out\s+of)\s+" + _PLACE),
+        re.compile(_ci(r"\bI\s+(?:work|am\s+working)\s+(?:in|from|out\s+of)\s+") + _PLACE),
         "works in {x}",
     ),
     (
+        "location",
+        re.compile(r"^I\s+am\s+[A-Z][\w'-]+,\s+(?:an?|the)\s+[^,;:!?\n]+?\s+in\s+" + _PLACE),
+        "based in {x}",
+    ),
+    (
         "hometown",
-        re.compile(r"\bI\s+(?:am|come)\s+(?:originally\s+)?from\s+" + _PLACE),
+        re.compile(
+            _ci(r"\bI\s+(?:am|come)\s+(?:originally\s+)?from\s+")
+            + _PLACE
+            + _ci(r"(?=\s*(?:$|,|\s+and\b|\s+but\b))")
+        ),
         "is from {x}",
     ),
     (
         "hometown",
-        re.compile(r"\bI\s+(?:grew\s+up|was\s+born|was\s+raised)\s+in\s+" + _PLACE),
+        re.compile(
+            _ci(
+                r"\bI\s+(?:grew\s+up|was\s+born|was\s+raised|"
+                r"was\s+born\s+and\s+(?:raised|bred))\s+in\s+"
+            )
+            + _PLACE
+        ),
         "grew up in {x}",
     ),
+    ("hometown", re.compile(_ci(r"\b(?:my\s+)?home\s*town\s+is\s+") + _PLACE), "is from {x}"),
     (
         "age",
         re.compile(
@@ -145,34 +285,65 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "is {x} years old",
     ),
-    ("age", re.compile(r"\bI\s+(?:just\s+)?turned\s+(?P<x>\d{1,3})\b", I), "is {x} years old"),
-    ("timezone", re.compile(r"\bmy\s+time\s*zone\s+is\s+" + _ZONE, I), "timezone: {x}"),
+    (
+        "age",
+        re.compile(r"\bI\s+(?:just\s+|recently\s+)?turned\s+(?P<x>\d{1,3})\b", I),
+        "is {x} years old",
+    ),
+    ("timezone", re.compile(_ci(r"\bmy\s+time\s*zone\s+is\s+") + _ZONE), "timezone: {x}"),
     (
         "timezone",
         re.compile(
-            r"\bI\s+am\s+(?:in|on)\s+(?:the\s+)?" + _ZONE + r"(?:\s+(?:time\s*zone|time))?(?=\s|$)"
+            _ci(r"\b(?:I\s+am|it\s+is|we\s+are)\s+(?:in|on)\s+(?:the\s+)?")
+            + _ZONE
+            + _ci(r"(?:\s+(?:time\s*zone|time))?(?=\s|$|,)")
         ),
         "timezone: {x}",
     ),
-    ("pronouns", re.compile(r"\bmy\s+pronouns\s+are\s+(?P<x>[^,;:!?\n]+)", I), "pronouns: {x}"),
+    (
+        "timezone",
+        re.compile(
+            _ci(r"\bit\s+is\s+") + r"(?P<x>(?:Pacific|Eastern|Central|Mountain|"
+            r"Atlantic|Greenwich|Central\s+European|Eastern\s+European|"
+            r"Western\s+European|Japan|India|China|Australian\s+\w+)\s+time)"
+            + _ci(r"\s+for\s+(?:me|us)")
+        ),
+        "timezone: {x}",
+    ),
     (
         "native_language",
         re.compile(
-            r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<x>[A-Z]\w+)", I
+            _ci(r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+")
+            + r"(?P<x>[A-Z]\w+)"
         ),
         "native language: {x}",
     ),
     (
         "native_language",
-        re.compile(r"\bI\s+am\s+a\s+native\s+(?P<x>[A-Z]\w+)\s+speaker", I),
+        re.compile(
+            r"^(?P<x>[A-Z]\w+)" + _ci(r"\s+is\s+my\s+(?:native|first|mother)\s+(?:language|tongue)")
+        ),
+        "native language: {x}",
+    ),
+    (
+        "native_language",
+        re.compile(_ci(r"\bI\s+am\s+a\s+native\s+") + r"(?P<x>[A-Z]\w+)" + _ci(r"\s+speaker")),
         "native language: {x}",
     ),
     (
         "diet",
-        re.compile(r"\bI\s+am\s+(?:now\s+|fully\s+|strictly\s+|mostly\s+|a\s+|an\s+)*" + _DIET, I),
+        re.compile(
+            r"\bI\s+(?:am|have\s+been)\s+(?:now\s+|fully\s+|strictly\s+|mostly\s+|"
+            r"a\s+|an\s+)*" + _DIET,
+            I,
+        ),
         "is {x}",
     ),
-    ("diet", re.compile(r"\bI\s+(?:went|have\s+gone|became)\s+(?:fully\s+)?" + _DIET, I), "is {x}"),
+    (
+        "diet",
+        re.compile(r"\bI\s+(?:went|have\s+gone|became|turned)\s+(?:fully\s+)?" + _DIET, I),
+        "is {x}",
+    ),
 ]
 _NOT_NAMES = frozenset(
     "sorry sure fine good great okay ok glad happy sad tired here back done ready new not "

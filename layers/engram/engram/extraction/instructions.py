@@ -27,6 +27,12 @@ STANDING = (
 )
 # At the end of a sentence a bare "always" is a figure of speech ("thanks as always").
 _STANDING_TAIL = STANDING.replace(r"|always|never)", ")")
+_LANGUAGE_NAMES = (
+    r"(?:english|spanish|french|german|italian|portuguese|dutch|turkish|indonesian|malay|"
+    r"chinese|mandarin|cantonese|japanese|korean|arabic|hindi|russian|polish|swedish|"
+    r"norwegian|danish|finnish|greek|hebrew|vietnamese|thai|ukrainian|czech|romanian|"
+    r"hungarian|tagalog|swahili|persian|farsi|urdu|bengali)"
+)
 _STYLE_NOUNS = (
     r"emojis?|emoticons|jargon|exclamation\s+(?:marks|points)|bullet(?:\s+points|ed\s+lists)?|"
     r"markdown|tables|headings|headers|filler|fluff|disclaimers|caveats|warnings|"
@@ -110,6 +116,36 @@ _RULES = [
         I,
     ),
     re.compile(r"^no\s+(?P<x>(?:" + _STYLE_NOUNS + r")(?:\s+please)?)$", I),
+    re.compile(r"^(?:there\s+is\s+)?no\s+need\s+to\s+(?P<x>.+)$", I),
+    re.compile(
+        r"^(?:let\s+us\s+|let's\s+|please\s+|can\s+we\s+)?(?:go|switch|change|move)\s+(?:back\s+)?"
+        r"to\s+(?P<x>" + _LANGUAGE_NAMES + r")\b",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:show|display|format|write|give|present|express|put|list|number|"
+        r"sort|use|render|print|spell|date)\s+(?:[\w'-]+\s+){0,4}?(?:in|as|with|using)\s+"
+        r"(?:[\w'-]+\s+){0,3}?(?:format|style|notation|units?|order|case|indentation|syntax|form|"
+        r"layout|template|structure|timezone|time\s*zone|currency)\b.*)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?!(?:I|we)\b)[a-z]+\b.*\byour\s+(?:replies|answers|responses|messages|"
+        r"explanations|emails|summaries|output|outputs|suggestions|examples)\b.*)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:format|indent|write|style|comment|document|name|type|wrap|lint|"
+        r"annotate|test)\s+(?:every|all|each|any|your|the)\s+(?:code|snippets?|functions?|variables?|"
+        r"examples?|files?|lines?|commits?|commit\s+messages?|queries|sql|classes|components?)\b.*)$",
+        I,
+    ),
+    re.compile(
+        r"^(?P<x>.*\b(?:up\s+to|at\s+most|no\s+more\s+than|max(?:imum)?(?:\s+of)?|under|below|"
+        r"less\s+than|fewer\s+than)\s+\d+\s+(?:words|sentences|paragraphs|characters|lines|bullet"
+        r"(?:\s+points)?)\b.*\b(?:is\s+fine|is\s+ok(?:ay)?|please|max|is\s+enough|works)\b.*)$",
+        I,
+    ),
 ]
 _ONE_OFF = re.compile(
     r"^(?:write|make|give|create|generate|build|show|tell|explain|fix|help|find|list|draft|"
@@ -178,6 +214,10 @@ def read_instruction(clause: str) -> list[Step] | None:
         if match is None or (match.start() > 0 and not own(clause, match.start())):
             continue
         body = restore(match.group("x")).strip(" ,.")
+        if pattern.pattern.startswith("^(?:there"):
+            body = "do not " + body
+        elif re.fullmatch(_LANGUAGE_NAMES, body, I):
+            body = f"answer in {body}"
         body = re.sub(r"^please\s+|,?\s+please$", "", body, flags=I)
         standing = re.search(STANDING, clause, I) is not None
         if len(body) < 4 or (_ONE_OFF.match(body) and not standing):

@@ -19,6 +19,7 @@ __all__ = [
     "is_known",
     "known_term",
     "subject_of",
+    "terms_in",
 ]
 
 # subject -> canonical term -> aliases (lower case; the canonical term is an alias too).
@@ -275,6 +276,12 @@ def known_term(text: str) -> tuple[str, str] | None:
         if found is not None:
             return found
     return None
+
+
+def terms_in(text: str) -> list[str]:
+    """Canonical names of every known thing ``text`` names."""
+    found = (_matches(m.group(1)) for m in _ALIAS_PATTERN.finditer(text))
+    return [term for _, term in (f for f in found if f is not None)]
 
 
 def is_known(text: str) -> bool:

@@ -15,7 +15,7 @@ from .facts import clean_object, fact_key, split_list, trim_clause
 from .lexicon import IDLE_OBJECTS
 from .text import restore
 
-__all__ = ["read_constraint", "read_requirement"]
+__all__ = ["read_constraint", "read_moved_deadline", "read_requirement"]
 
 F, P = MemoryType.FACTUAL, MemoryType.PROCEDURAL
 _CANT = (
@@ -36,7 +36,7 @@ _NP = (
 _NP_EXCLUDED = re.compile(
     r"^(?:i|we|you|he|she|they|that|there|here|everyone|everybody|someone|somebody|anyone|"
     r"anybody|people|one|nobody|no\s+one|who|what|which|let\s+us|let\s+me|u|ya|things?|"
-    r"something|anything|everything|life|my\s+(?:friend|wife|husband|partner|boss|mom|dad)|"
+    r"something|(?:anything|everything)(?!\s+(?:we|I|you|that)\b)|life|my\s+(?:friend|wife|husband|partner|boss|mom|dad)|"
     r"he\s+\w+|she\s+\w+)\b",
     I,
 )
@@ -52,9 +52,22 @@ _FIRST_PERSON_CANT = re.compile(
 )
 _IMPERSONAL_CANT = re.compile(r"^" + _NP + r"\s+" + _CANT + r"\s+" + XL, I)
 _NOT_ALLOWED = re.compile(
-    r"^(?:no\s+)?" + _NP + r"\s+(?:is|are)\s+(?:not\s+allowed|forbidden|prohibited|banned|"
-    r"not\s+permitted|off[- ]limits|a\s+no-go|not\s+an\s+option|out\s+of\s+the\s+question|"
-    r"allowed)\b",
+    r"^(?:no\s+)?" + _NP + r"\s+(?:is|are)\s+(?:simply\s+|just\s+|absolutely\s+|totally\s+|"
+    r"strictly\s+|completely\s+)?(?:not\s+allowed|forbidden|prohibited|banned|not\s+permitted|"
+    r"off[- ]limits|a\s+no-go|not\s+an\s+option|out\s+of\s+the\s+question|not\s+acceptable|"
+    r"unacceptable|not\s+tolerated|off\s+the\s+table|a\s+dealbreaker|allowed)\b",
+    I,
+)
+# "No PII may leave the VPC", "Under no circumstances can we store raw IPs".
+_NO_X_MAY = re.compile(
+    r"^no\s+" + _NP + r"\s+(?:may|can|should|must|shall|will|is\s+allowed\s+to|are\s+allowed\s+to|"
+    r"is\s+to|are\s+to|ever)\s+" + XL,
+    I,
+)
+_NEVER_EVER = re.compile(
+    r"^(?:under\s+no\s+circumstances|in\s+no\s+case|at\s+no\s+(?:point|time)|never\s+ever|"
+    r"on\s+no\s+account)\s*,?\s+(?:can|should|may|will|must|do|are|shall)\s+(?:we|I|you|they|it)\s+"
+    r"(?:be\s+allowed\s+to\s+)?" + XL,
     I,
 )
 _FIRST_PERSON_MUST = re.compile(
@@ -79,6 +92,12 @@ _REQUIREMENTS_ARE = re.compile(
 )
 _DEADLINE = [
     re.compile(
+        r"\b(?:extended|moved|pushed|postponed|changed|shifted|set|brought\s+forward)\s+(?:back\s+)?"
+        r"(?:the\s+|our\s+|my\s+)?(?:deadline|due\s+date|launch(?:\s+date)?|release(?:\s+date)?)"
+        r"(?:\s+for\s+[^,;:!?\n]+?)?\s+(?:back\s+)?(?:to|until)\s+(?P<x>[^,;:!?\n]+)",
+        I,
+    ),
+    re.compile(
         r"\b(?:the\s+|our\s+|my\s+)?(?:deadline|due\s+date|launch\s+date|release\s+date|cutoff|"
         r"go-live(?:\s+date)?)(?:\s+for\s+[^,;:!?\n]+?)?\s+(?:is|was|has\s+been|got|is\s+now|"
         r"will\s+be)\s+(?:(?:pushed|moved|extended|changed|postponed|delayed|brought\s+forward|"
@@ -86,9 +105,8 @@ _DEADLINE = [
         I,
     ),
     re.compile(
-        r"^(?P<what>(?:the\s+)?(?:launch|release|project|mvp|demo|submission|report|migration|"
-        r"beta|v\d[\w.]*|it|this|the\s+\w+))\s+(?:is|are)\s+due\s+(?P<x>(?:by|on|in|at|before)\s+"
-        r"[^,;:!?\n]+)",
+        r"^(?P<what>(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are)\s+(?:now\s+)?due\s+"
+        r"(?P<x>(?:by|on|in|at|before)\s+[^,;:!?\n]+)",
         I,
     ),
     re.compile(
@@ -120,6 +138,8 @@ def _verb_list(raw: str) -> list[str]:
     if not value:
         return []
     match = re.match(r"^((?:[a-z]+\s+){1,3}?)(?=[A-Z\d])(.+)$", value)
+    if match and re.search(r"\bboth\s+$", match.group(1)):
+        return [value]  # "support both English and Arabic" is one requirement
     if match:
         items = split_list(match.group(2))
         if len(items) > 1:
@@ -128,6 +148,9 @@ def _verb_list(raw: str) -> list[str]:
 
 
 def _idle(obj: str) -> bool:
+    # "finish the grant proposal by Friday" names something: not an idle "finish up".
+    if re.search(r"\s(?!I\b)[A-Z0-9]", obj):
+        return False
     return obj[:1].islower() and (
         IDLE_OBJECTS.match(obj) is not None or _IDLE_CANT.match(obj) is not None
     )
@@ -145,6 +168,13 @@ def _impersonal_np(match: re.Match[str], verb: str | None = None) -> str | None:
 
 
 def read_constraint(clause: str) -> list[Step] | None:
+    match = _NEVER_EVER.search(clause) or _NO_X_MAY.search(clause)
+    if match is not None:
+        whole = trim_clause(clause) or clause
+        content = restore(whole[:1].upper() + whole[1:])
+        np = match.groupdict().get("np") or match.group("x")
+        key = fact_key("constraint", _key_words(np, "not " + match.group("x")))
+        return [(make_fact("constraint", F, match.group("x"), content, key=key, negative=True), [])]
     match = _FIRST_PERSON_CANT.search(clause)
     if match is not None and own(clause, match.start()):
         items = [o for o in _verb_list(match.group("x")) if not _idle(o)]
@@ -223,5 +253,67 @@ def read_requirement(clause: str) -> list[Step] | None:
             continue
         content = restore(whole[:1].upper() + whole[1:])
         key = fact_key("requirement", _key_words(np, rest or "required"))
+        items = _verb_list(rest) if rest else []
+        if len(items) > 1:
+            # "The site must be available in Spanish, Catalan and Basque": one each.
+            modal = match.groupdict().get("modal") or "must"
+            lead = restore(np[:1].upper() + np[1:])
+            return [
+                (
+                    make_fact(
+                        "requirement",
+                        P,
+                        item,
+                        f"{lead} {modal} {item}",
+                        key=fact_key("requirement", _key_words(np, item)),
+                    ),
+                    [],
+                )
+                for item in items
+            ]
         return [(make_fact("requirement", P, np, content, key=key), [])]
     return None
+
+
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DATE = re.compile(
+    r"(?P<x>(?:"
+    + _MONTHS
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s+"
+    + _MONTHS
+    + r"(?:\s+\d{4})?|\d{4}-\d{2}-\d{2}|(?:the\s+)?end\s+of\s+(?:"
+    + _MONTHS
+    + r"|the\s+(?:month|quarter|year)|q[1-4])|q[1-4](?:\s+\d{4})?|(?:next\s+)?(?:monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)(?:\s+the\s+\d{1,2}(?:st|nd|rd|th)?)?))\b",
+    I,
+)
+_MOVED = re.compile(
+    r"\b(?:deadline|launch|release|go-live|due\s+date|ship\s+date|cutoff|submission)\b.*\b(?:slipped|"
+    r"moved|pushed|postponed|delayed|extended|changed|shifted|brought\s+forward|now)\b"
+    r"|\b(?:slipped|moved|pushed|postponed|delayed|extended|changed|shifted)\b.*\b(?:deadline|launch|"
+    r"release|go-live|due\s+date|ship\s+date)\b",
+    I,
+)
+
+
+def read_moved_deadline(sentence: str) -> list[Step]:
+    """A deadline moved across clauses ("Launch slipped, it's now November 15")."""
+    if not _MOVED.search(sentence):
+        return []
+    dates = list(_DATE.finditer(sentence))
+    if not dates:
+        return []
+    when = restore(dates[-1].group("x"))
+    fact = make_fact(
+        "requirement",
+        P,
+        when,
+        f"deadline: {when}",
+        key="requirement:deadline",
+        subject="deadline",
+        exclusive=True,
+    )
+    return [(fact, [])]

@@ -44,6 +44,44 @@ def _objects(raw: str) -> list[str]:
 
 _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
+        "employer",
+        re.compile(
+            _SAYA + r"\s+(?:\w+\s+){0,2}?(?:pindah\s+kerja|bergabung|join|mulai\s+kerja)\s+"
+            r"(?:ke|dengan|di)\s+(?P<x>[A-Z][^,;:!?\n]*)",
+            _I,
+        ),
+    ),
+    (
+        "withdraw",
+        re.compile(
+            _KAMI
+            + r"\s+(?:sudah\s+|telah\s+)?berhenti\s+(?:menggunakan|memakai|pakai|guna)\s+"
+            + X,
+            _I,
+        ),
+    ),
+    (
+        "name",
+        re.compile(r"\b(?i:panggil\s+(?:saya|aku))\s+(?P<x>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"),
+    ),
+    (
+        "instruction",
+        re.compile(r"^(?:tolong\s+)?(?P<x>(?:jangan|tidak\s+usah|usah)\s+.+)$", _I),
+    ),
+    ("like", re.compile(r"\b(?:saya\s+hobi|hobi\s+saya(?:\s+adalah)?|saya\s+gemar)\s+" + X, _I)),
+    (
+        "dislike",
+        re.compile(
+            _SAYA + r"\s+(?:sudah\s+)?(?:tidak|tak|kurang|nggak|gak)\s+(?:begitu|terlalu|lagi|"
+            r"terlalu)?\s*(?:suka|gemar|senang)\s+(?:dengan\s+|akan\s+)?" + X,
+            _I,
+        ),
+    ),
+    (
+        "location",
+        re.compile(_SAYA + r"\s+(?:\w+\s+){0,3}?(?:tinggal|menetap|berdomisili)\s+di\s+" + X, _I),
+    ),
+    (
         "switch",
         re.compile(
             _KAMI + r"\s+(?:sudah\s+|telah\s+|baru\s+)?(?:beralih|pindah|migrasi|"
@@ -117,7 +155,14 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("employer", re.compile(_SAYA + r"\s+(?:bekerja|kerja)\s+(?:di|untuk|pada)\s+" + X, _I)),
-    ("role", re.compile(_SAYA + r"\s+(?:adalah\s+)?seorang\s+(?P<x>[^,;:!?\n]+)", _I)),
+    (
+        "role",
+        re.compile(
+            _SAYA + r"\s+(?:adalah\s+)?seorang\s+(?P<x>[^,;:!?\n]+?)(?:\s+(?:di|pada)\s+"
+            r"(?P<org>[A-Z][^,;:!?\n]*))?$",
+            _I,
+        ),
+    ),
     (
         "instruction",
         re.compile(
@@ -170,6 +215,68 @@ _TR_OBJ = (
     r"(?:\s+(?:çok|gerçekten|hâlâ|hala|artık|da|de|daha))*"
 )
 _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "favorite",
+        re.compile(r"\b(?i:en\s+sevdiğim)\s+(?P<what>\w+)\s+(?P<x>[^,;:!?\n]+)"),
+    ),
+    (
+        "usage",
+        re.compile(
+            r"^(?:ekibimiz|ekip|şirketimiz|biz)?\s*" + _TR_OBJ + r"\s+kullanıyor(?:lar)?\b", _I
+        ),
+    ),
+    (
+        "switch",
+        re.compile(
+            r"(?P<old>[^\s,;:!?\n]+?)\s+yerine\s+(?P<new>[^\s,;:!?\n]+?)\s+"
+            r"(?:kullanıyoruz|kullanıyorum|kullanacağız|seçtik)\b",
+            _I,
+        ),
+    ),
+    (
+        "withdraw",
+        re.compile(_TR_LEAD + _TR_OBJ + r"\s+(?:bıraktık|bıraktım|bırakıyoruz|terk\s+ettik)\b", _I),
+    ),
+    (
+        "name",
+        re.compile(
+            r"\b(?i:(?:benim\s+)?adım|ismim)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+"
+            r"(?:\s+[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+){0,2})"
+        ),
+    ),
+    (
+        "hometown",
+        re.compile(r"\b(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü]+?)(?:lı|li|lu|lü)(?:yım|yim|yum|yüm)\b"),
+    ),
+    (
+        "name",
+        re.compile(r"^(?i:(?:merhaba|selam),?\s+)?(?i:ben)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+)$"),
+    ),
+    (
+        "diet",
+        re.compile(r"\b(?P<x>vejetaryen|vegan|vejeteryan)(?:im|ım|iz|ız)\b", _I),
+    ),
+    (
+        "location",
+        re.compile(
+            r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:ye|ya|e|a))\s+(?:taşındım|taşındık|yerleştim)\b"
+        ),
+    ),
+    (
+        "employer",
+        re.compile(
+            r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+(?P<role>[^,;:!?\n]+?)\s+"
+            r"olarak\s+çalışıyorum\b"
+        ),
+    ),
+    (
+        "instruction",
+        re.compile(
+            r"^(?:lütfen\s+)?(?P<x>(?:bana\s+)?(?:hep\s+|her\s+zaman\s+)?.*?(?:cevap|yanıt)\s+"
+            r"(?:ver|yaz))\b",
+            _I,
+        ),
+    ),
     (
         "switch",
         re.compile(
@@ -395,6 +502,50 @@ def _read(
                 [],
             )
         ]
+    if kind == "favorite":
+        value = restore(_tr_object(match.group("x"))).strip(" .")
+        what = match.group("what").lower()
+        fact = _fact(
+            "preference",
+            F,
+            value,
+            f"favorite {what}: {value}",
+            key=f"preference:favorite_{slug(what)}",
+            exclusive=True,
+        )
+        return [(fact, [])]
+    if kind == "diet":
+        value = restore(match.group("x")).lower()
+        return [
+            (
+                _fact(
+                    "identity",
+                    F,
+                    value,
+                    f"is {value}",
+                    key="identity:diet",
+                    exclusive=True,
+                    subject="diet",
+                ),
+                [],
+            )
+        ]
+    if kind == "hometown":
+        value = restore(match.group("x"))
+        return [
+            (
+                _fact(
+                    "identity",
+                    F,
+                    value,
+                    f"is from {value}",
+                    key="identity:hometown",
+                    exclusive=True,
+                    subject="hometown",
+                ),
+                [],
+            )
+        ]
     if kind == "instruction":
         body = restore(match.group("x")).strip(" .")
         aspect = _local_aspect(body)
@@ -414,7 +565,7 @@ def _read(
         ]
     if kind == "role":
         value = restore(match.group("x")).strip(" .")
-        return [
+        steps = [
             (
                 _fact(
                     "identity",
@@ -427,6 +578,53 @@ def _read(
                 ),
                 [],
             )
+        ]
+        org = match.groupdict().get("org")
+        if org:
+            org = restore(org).strip(" .")
+            steps.append(
+                (
+                    _fact(
+                        "identity",
+                        F,
+                        org,
+                        f"works at {org}",
+                        key="identity:employer",
+                        exclusive=True,
+                        subject="employer",
+                    ),
+                    [],
+                )
+            )
+        return steps
+    if kind == "employer" and match.groupdict().get("role"):
+        org = restore(_tr_object(match.group("x"))).strip(" .")
+        role = restore(match.group("role")).strip(" .")
+        return [
+            (
+                _fact(
+                    "identity",
+                    F,
+                    org,
+                    f"works at {org}",
+                    key="identity:employer",
+                    exclusive=True,
+                    subject="employer",
+                ),
+                [],
+            ),
+            (
+                _fact(
+                    "identity",
+                    F,
+                    role,
+                    f"is {role}",
+                    key="identity:role",
+                    exclusive=True,
+                    subject="role",
+                ),
+                [],
+            ),
         ]
     if kind in ("name", "employer", "location"):
         value = restore(_tr_object(match.group("x"))).strip(" .")

@@ -51,6 +51,17 @@ _DISLIKE = [
     ),
     re.compile(r"\bI\s+no\s+longer\s+(?:like|enjoy|love|prefer|care\s+for)\s+" + XL, I),
     re.compile(
+        r"\bI\s+(?:have\s+|had\s+)?(?:gone\s+off|went\s+off|lost\s+(?:interest\s+in|my\s+taste\s+for)|"
+        r"fallen\s+out\s+of\s+love\s+with|fell\s+out\s+of\s+love\s+with|grown\s+tired\s+of|"
+        r"got\s+tired\s+of|soured\s+on|cooled\s+on)\s+(?:of\s+)?" + XL,
+        I,
+    ),
+    re.compile(
+        r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+|a\s+bit\s+)?(?:burnt\s+out|burned\s+out|"
+        r"bored)\s+(?:on|of|with)\s+" + XL,
+        I,
+    ),
+    re.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+not\s+(?:really\s+)?my\s+(?:thing|cup\s+of\s+tea|"
         r"style|jam)$",
         I,
@@ -59,8 +70,14 @@ _DISLIKE = [
 _LIKE = [
     re.compile(r"\bI\s+" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
     re.compile(
+        r"\bI\s+(?:have\s+been|am)\s+" + ADV + r"(?:loving|enjoying|liking|digging|adoring|"
+        r"getting\s+into)\s+" + XL,
+        I,
+    ),
+    re.compile(
         r"\bI\s+am\s+" + ADV + r"(?:a\s+(?:big\s+|huge\s+|massive\s+|long-time\s+)?fan\s+of|into|"
-        r"keen\s+on|fond\s+of|passionate\s+about|obsessed\s+with|crazy\s+about|"
+        r"keen\s+on|fond\s+of|passionate\s+about|obsessed\s+with|crazy\s+about|partial\s+to|"
+        r"a\s+sucker\s+for|a\s+(?:big\s+|huge\s+)?lover\s+of|mad\s+about|"
         r"a\s+(?:big\s+)?believer\s+in|hooked\s+on|addicted\s+to)\s+" + XL,
         I,
     ),
@@ -121,7 +138,15 @@ def read_preference(clause: str) -> list[Step] | None:
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
             continue
-        lapsed = re.search(r"no\s+longer", match.group(0), I) is not None
+        lapsed = (
+            re.search(
+                r"no\s+longer|gone\s+off|went\s+off|lost|fallen|fell|grown|got\s+tired|"
+                r"soured|cooled|burnt|burned|bored",
+                match.group(0),
+                I,
+            )
+            is not None
+        )
         verb = "no longer likes" if lapsed else "dislikes"
         steps: list[Step] = [
             (make_fact("preference", F, o, f"{verb} {o}", negative=True), [])
@@ -146,6 +171,9 @@ def read_preference(clause: str) -> list[Step] | None:
         if match is None or not own(clause, match.start()):
             continue
         what = re.sub(r"\s+", " ", (match.group("what") or "").strip().lower())
+        what = re.sub(
+            r"\s+(?:these\s+days|nowadays|right\s+now|at\s+the\s+moment|now|lately)$", "", what
+        )
         items = objects(match.group("x"))
         if len(items) > 1:
             # "My favourite bands are A, B and C": three favourites, none replacing another.

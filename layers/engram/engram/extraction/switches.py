@@ -44,6 +44,17 @@ _REPLACE = re.compile(
     r"(?:with|for|by)\s+(?P<new>[^,;:!?\n]+)",
     I,
 )
+_HAS_REPLACED = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<new>[A-Z][^,;:!?\n]*?)\s+(?:has|have)\s+(?:now\s+)?replaced\s+"
+    r"(?P<old>[^,;:!?\n]+?)(?:\s+(?:as|for|in)\s+[^,;:!?\n]+)?$",
+)
+_GONE = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<x>[^,;:!?\n]+?)\s+(?:is|are|has\s+been|have\s+been)\s+"
+    r"(?:gone|out|dead|history|deprecated|retired|removed|dropped|ripped\s+out|phased\s+out|"
+    r"no\s+longer\s+(?:used|in\s+use|part\s+of\s+\w+(?:\s+\w+)?))"
+    r"(?:\s+(?:from|in|of)\s+[^,;:!?\n]+)?(?=\s*(?:,|$))",
+    I,
+)
 _REPLACED_BY = re.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<old>[^,;:!?\n]+?)\s+(?:has\s+been|have\s+been|was|were|is|"
     r"are|got|is\s+being|are\s+being)\s+replaced\s+(?:by|with)\s+(?P<new>[^,;:!?\n]+)",
@@ -106,6 +117,11 @@ def _switch_steps(old_raw: str | None, new_raw: str | None, *, decided: bool) ->
     return [(fact, retractions)]
 
 
+def known_or_named(raw: str) -> bool:
+    plain = restore(raw).strip()
+    return known_term(plain) is not None or plain[:1].isupper()
+
+
 def _no_longer(raw: str, verb: str = "no longer uses") -> list[Step]:
     steps: list[Step] = []
     for obj in objects(raw):
@@ -115,7 +131,7 @@ def _no_longer(raw: str, verb: str = "no longer uses") -> list[Step]:
 
 
 def read_switch(clause: str) -> list[Step] | None:
-    for pattern in (_SWITCH, _REPLACE, _REPLACED_BY):
+    for pattern in (_SWITCH, _REPLACE, _REPLACED_BY, _HAS_REPLACED):
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
             continue
@@ -139,7 +155,12 @@ def read_switch(clause: str) -> list[Step] | None:
             return [(fact, [])]
     match = _AWAY.search(clause)
     if match is not None and own(clause, match.start()):
+        if match.group("new") is None:
+            return _no_longer(match.group("old")) or None  # "We moved off CircleCI"
         return _switch_steps(match.group("old"), match.group("new"), decided=False) or None
+    match = _GONE.search(clause)
+    if match is not None and known_or_named(match.group("x")):
+        return _no_longer(match.group("x")) or None
     for pattern in (_WITHDRAW, _DROPPED):
         match = pattern.search(clause)
         if match is not None and own(clause, match.start()):

@@ -11,6 +11,8 @@ __all__ = ["INNER_DOT", "clauses", "expand", "restore", "sentences"]
 # Dots inside tokens (Node.js, 3.11, e.g.) must neither end a sentence nor an object:
 # they travel as ONE DOT LEADER until the content is built.
 INNER_DOT = "\u2024"
+# Likewise the comma inside a number ("4,000 words") is no list separator.
+INNER_COMMA = "\u201a"
 _ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|etc|vs|mr|mrs|ms|dr|prof|approx|incl|no)\.(?=\s)", re.I)
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -46,10 +48,15 @@ _STANDING_REQUEST = re.compile(
 )
 # Statements joined in one sentence: "I like Python but I hate Java", "...; we use Go".
 _JOINS = re.compile(
-    r"\s*;\s*|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus)\s+"
-    r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\b)"
-    r"|,\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|we'll)\s+(?!mean\b|guess\b|think\b))"
-    r"|,\s+(?=(?:it's|it\s+is|that's|everything\s+is|everything's|now\s+it's)\s+)",
+    r"\s*;\s*|,\s+(?:but|yet|though|however|whereas)\s+"
+    r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus)\s+"
+    r"(?=(?:just\s+|recently\s+|then\s+|now\s+)?(?:switched|moved|migrated|relocated|joined|"
+    r"started|quit|dropped|stopped|left|picked|chose|settled|ditched|replaced)\b)"
+    r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus)\s+"
+    r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
+    r"|,\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|we'll|saya|kami|aku)\s+(?!mean\b|guess\b|think\b))"
+    r"|,\s+(?=(?:it's|it\s+is|that's|everything\s+is|everything's|now\s+it's)\s+)"
+    r"|,\s+(?=(?:just\s+|now\s+)?(?:switched|moved|migrated|relocated|joined)\s+)",
     re.IGNORECASE,
 )
 
@@ -63,8 +70,16 @@ _CONTRACTIONS = [
     (re.compile(r"\b(I|we|you|they)'ve\b", re.I), r"\1 have"),
     (re.compile(r"\b(I|we|you|they|it|that)'ll\b", re.I), r"\1 will"),
     (
-        re.compile(r"\b(I|we|you|they)'d\s+(rather|prefer|like|love|want|say|go|use|pick)\b", re.I),
-        r"\1 would \2",
+        re.compile(
+            r"\b(I|we|you|they)'d(?=\s+(?:been|gone|had|done|already|never|just|"
+            r"better|seen|used|tried|made|written|heard)\b)",
+            re.I,
+        ),
+        r"\1 had",
+    ),
+    (
+        re.compile(r"\b(I|we|you|they)'d\b", re.I),
+        r"\1 would",
     ),
     (re.compile(r"\b(it|that|there|what|name|stack|plan|deadline)'s\b", re.I), r"\1 is"),
 ]
@@ -81,7 +96,7 @@ def expand(clause: str) -> str:
 # frames a statement without being part of it; labels that name a kind of fact stay.
 _LABEL = re.compile(r"^(?P<label>[\w'\s-]{1,30}?):\s+(?=\S)")
 _KEEP_LABELS = re.compile(
-    r"requirement|constraint|deadline|stack|rule|preference|favou?rite|goal|decision|name|"
+    r"requirement|constraint|deadline|stack|rule|preference|favou?rite|goal|name|"
     r"role|location|timezone|instruction|must|note\s+to\s+self",
     re.I,
 )
@@ -101,11 +116,14 @@ def _unlabel(sentence: str) -> str:
 def _protect(text: str) -> str:
     text = text.translate(_QUOTES)
     text = _ABBREVIATIONS.sub(lambda m: m.group(1) + INNER_DOT, text)
-    return re.sub(r"(?<=\w)\.(?=\w)", INNER_DOT, text)
+    text = re.sub(r"(?<=\w)\.(?=\w)", INNER_DOT, text)
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", INNER_COMMA, text)
+    # Initials and dotted names end no sentence: "Ursula K. Le Guin", "Fontaines D.C., ...".
+    return re.sub(r"(?<=\b[A-Z])\.(?=,|\s+[A-Z]|\s+and\b)", INNER_DOT, text)
 
 
 def restore(text: str) -> str:
-    return text.replace(INNER_DOT, ".")
+    return text.replace(INNER_DOT, ".").replace(INNER_COMMA, ",")
 
 
 def sentences(text: str) -> Iterator[tuple[str, bool]]:
@@ -116,6 +134,7 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
             continue
         question = raw.endswith("?")
         sentence = _MARKERS.sub("", _unlabel(raw.rstrip(".!?\n "))).strip(" ,-")
+        sentence = _MARKERS.sub("", _unlabel(sentence)).strip(" ,-")
         if not sentence:
             continue
         if _ASKS.match(sentence):
@@ -131,7 +150,75 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
         yield sentence, question
 
 
+# Chat drops the subject ("Just moved to Edinburgh", "switched to Helix", "Big fan of
+# Ghibli", "Not into spicy ramen anymore"): the rules read it with the subject restored.
+_SUBJECT = re.compile(r"^(?P<who>I|we|our\s+team|my\s+team|the\s+team)\b", re.I)
+_NO_SUBJECT = [
+    (
+        re.compile(
+            r"^(?:(?:just|recently|finally|now|also|then|since|eventually|officially)\s+)*"
+            r"(?:switched|moved|migrated|relocated|joined|started|quit|dropped|stopped|turned|"
+            r"decided|left|picked|chose|settled|landed|became|began|changed|ditched|replaced|"
+            r"went\s+with|gave\s+up|got\s+(?:a|promoted)|been\s+using|been\s+\w+ing)\b",
+            re.I,
+        ),
+        "{who} ",
+    ),
+    (
+        re.compile(
+            r"^(?:(?:really|totally|absolutely|honestly)\s+)?(?:love|like|hate|dislike|"
+            r"prefer|enjoy|adore|can't\s+stand|cannot\s+stand)\s+"
+            r"(?!(?:I|you|we|he|she|they|that|this|it|a\s+lot|said)\b)",
+            re.I,
+        ),
+        "I ",
+    ),
+    (re.compile(r"^(?:a\s+)?(?:big|huge|massive|long-time)\s+fan\s+of\b", re.I), "I am a "),
+    (
+        re.compile(
+            r"^(?:not|no\s+longer)\s+(?:into|a\s+fan\s+of|a\s+big\s+fan\s+of|keen\s+on|"
+            r"fond\s+of)\b",
+            re.I,
+        ),
+        "I am ",
+    ),
+    (re.compile(r"^(?:working|living|based|staying)\s+(?:at|in|for|out\s+of)\b", re.I), "I am "),
+]
+
+
+_TOOLS_TALK = re.compile(
+    r"\b(?:use|uses|using|used|stack|tool|tools|switched|quit|dropped|ditched|migrated|"
+    r"stopped)\b",
+    re.I,
+)
+
+
+def _with_subject(clause: str, who: str) -> str:
+    for pattern, prefix in _NO_SUBJECT:
+        if pattern.match(clause):
+            words = clause.split(" ", 1)
+            lead = re.sub(r"^a\s+", "", clause, flags=re.I) if prefix == "I am a " else clause
+            if prefix == "I am a " and words[0].lower() == "a":
+                lead = clause[2:]
+            return prefix.format(who=who) + lead
+    return clause
+
+
 def clauses(sentence: str) -> list[str]:
-    """The statements of one sentence, each starting where its subject starts."""
-    parts = [p.strip(" ,") for p in _JOINS.split(sentence)]
-    return [expand(_MARKERS.sub("", p).strip(" ,")) for p in parts if p and p.strip(" ,")]
+    """The statements of one sentence, each starting where its subject starts (restored
+    when chat left it out, from the sentence's first subject or "I")."""
+    found: list[str] = []
+    who = "I"
+    for part in _JOINS.split(sentence):
+        text = _MARKERS.sub("", part.strip(" ,")).strip(" ,")
+        if not text:
+            continue
+        subject = _SUBJECT.match(text)
+        if subject:
+            who = subject.group("who")
+        text = expand(_with_subject(text, who))
+        if found and _TOOLS_TALK.search(found[-1]):
+            # "We quit using Zoom and moved to Google Meet": a move between tools, not towns.
+            text = re.sub(r"^(\S+(?:\s+\S+)?\s+)moved\s+(?:over\s+)?to\b", r"\1switched to", text)
+        found.append(text)
+    return found

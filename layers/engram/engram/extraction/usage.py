@@ -10,8 +10,8 @@ import re
 
 from ..models import MemoryType
 from .common import ADV, WHO, XL, I, Step, make_fact, objects, own
-from .facts import Retraction, clean_object, object_id
-from .lexicon import IDLE_OBJECTS, is_known, known_term
+from .facts import ExtractedFact, Retraction, clean_object, object_id
+from .lexicon import IDLE_OBJECTS, is_known, known_term, subject_of
 from .text import restore
 
 __all__ = ["read_decision", "read_tools"]
@@ -30,7 +30,9 @@ _DECISION_VERB = (
     r"deploy\s+" + _SOME + r"(?:to|on|with)|host\s+" + _SOME + r"(?:on|with)|"
     r"ship\s+" + _SOME + r"(?:on|to|with)|launch\s+" + _SOME + r"(?:on|with)|"
     r"implement\s+" + _SOME + r"(?:in|with)|run\s+" + _SOME + r"on|"
-    r"store\s+" + _SOME + r"in|put\s+" + _SOME + r"(?:in|on)|migrate\s+" + _SOME + r"to|"
+    r"store\s+" + _SOME + r"(?:in|as)|save\s+" + _SOME + r"(?:in|as)|keep\s+" + _SOME + r"in|"
+    r"schedule\s+" + _SOME + r"(?:with|via|using|on)|trigger\s+" + _SOME + r"(?:with|via)|"
+    r"put\s+" + _SOME + r"(?:in|on)|migrate\s+" + _SOME + r"to|"
     r"move\s+" + _SOME + r"to|handle\s+" + _SOME + r"with|manage\s+" + _SOME + r"(?:with|in))"
 )
 _WILL = (
@@ -40,7 +42,8 @@ _WILL = (
 # Verbs that are a decision whatever follows ("decided to learn Japanese this year").
 _DECIDED = (
     r"(?:\s+have|\s+has)?\s+" + ADV + r"(?:decided|chose|opted|agreed|committed|resolved|"
-    r"voted)\s+to\s+(?P<vp>[^,;:!?\n]+)"
+    r"voted|made\s+up\s+(?:my|our)\s+minds?|set\s+(?:my|our)\s+hearts?\s+on|promised\s+myself|"
+    r"am\s+determined|are\s+determined)\s+to\s+(?P<vp>[^,;:!?\n]+)"
 )
 _DECISIONS = [
     re.compile(WHO + _WILL + r"\s+" + ADV + _DECISION_VERB + r"\s+" + XL, I),
@@ -69,6 +72,23 @@ _DECISIONS = [
     ),
     re.compile(r"\blet\s*'?\s*s\s+" + _DECISION_VERB + r"\s+" + XL, I),
     re.compile(
+        WHO + r"(?:\s+are|\s+am|\s+have|\s+will)?\s+" + ADV + r"(?P<verb>(?:moving|going|pushing|"
+        r"pressing)\s+(?:forward|ahead)\s+with|proceeding\s+with|adopting|rolling\s+out|"
+        r"introducing|standardi[sz]ing\s+on|betting\s+on|doubling\s+down\s+on)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,4}?)(?:will|is\s+going\s+to|shall)\s+"
+        r"be\s+(?P<verb>built|written|hosted|deployed|done|implemented|made|developed|run|"
+        r"powered|served|stored|kept)\s+(?:in|with|on|using|by)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,4}?)(?:will\s+be|is\s+going\s+to\s+be)"
+        r"\s+(?P<verb>in|on)\s+" + XL,
+        I,
+    ),
+    re.compile(
         r"\b(?:the|our|my)\s+(?:final\s+)?(?P<verb>decision|choice|pick|call)\s+is\s+"
         r"(?:to\s+(?:use\s+|go\s+with\s+)?)?" + XL,
         I,
@@ -76,13 +96,18 @@ _DECISIONS = [
 ]
 _DECIDED_ANY = re.compile(WHO + _DECIDED, I)
 _INSTEAD = re.compile(
-    r"\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|in\s+favou?r\s+of|over)\s+"
+    r"(?:\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|in\s+favou?r\s+of|over)|,\s+not)\s+"
     r"(?P<old>[^,;:!?\n]+?)(?=\s*(?:,|$))",
     I,
 )
 _IDLE_DECISIONS = re.compile(
     r"^(?:(?:to\s+)?(?:think|sleep|see|wait|try|check|go|leave|rest|relax|call|ask|look|head|"
-    r"take\s+a|get\s+back|circle\s+back|let\s+you\s+know)\b|it\b|that\b|this\b)",
+    r"get\s+back|circle\s+back|let\s+you\s+know|take\s+a\s+(?:break|nap|look|walk))\b"
+    r"(?:\s+(?:home|out|away|now|back|ahead|to\s+bed|to\s+sleep|about\s+it|it\s+over|"
+    r"on\s+it|and\s+see|later|tomorrow|tonight|soon|for\s+a\s+(?:bit|while|walk)))*$|"
+    r"(?:to\s+)?(?:think|sleep|see|wait|try|check|leave|rest|relax|call|ask|look|"
+    r"get\s+back|circle\s+back)\b.*\b(?:it|this|that|you|tomorrow|later|tonight|now)\b|"
+    r"it\b|that\b|this\b)",
     I,
 )
 
@@ -126,7 +151,10 @@ _THINGS = (
     r"message\s+broker|broker|email\s+provider|payment\s+provider|payments|analytics|crm|"
     r"ticketing|issue\s+tracker|tracker|docs|wiki|version\s+control|orchestration|runtime|"
     r"shell|terminal|browser|phone|distro|dashboards?|alerting|tests?|test\s+suite|scripts|"
-    r"data\s+pipeline|etl|ml\s+stack|models?|llm|vector\s+store|queue\s+system|workers?)"
+    r"data\s+pipeline|etl|ml\s+stack|models?|llm|vector\s+store|queue\s+system|workers?|code|"
+    r"repos|repositories|source|data|logs|email|messages|messaging|notifications|traffic|"
+    r"requests|events|jobs|builds|deploys|artifacts|images|backups|metrics|traces|files|"
+    r"notes|tasks|tickets|issues|docs|documentation|designs|assets|videos|photos)"
 )
 _OUR_THING = re.compile(
     r"^(?:our|my|the)\s+(?P<what>(?:[\w-]+\s+)?"
@@ -144,6 +172,12 @@ _EVERYTHING = re.compile(
     I,
 )
 _ALL_X = re.compile(r"^it\s+is\s+(?:all|only|just)\s+" + XL + r"(?:\s+for\s+(?:me|us))?$", I)
+# "Zed is my editor now", "Postgres is our main database".
+_IS_MY = re.compile(
+    r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:my|our)\s+(?:main\s+|primary\s+|"
+    r"new\s+|current\s+|daily\s+|default\s+|only\s+)?" + _THINGS + r"\b",
+    I,
+)
 _RUN_X = re.compile(r"\bI\s+(?:run|am\s+running|daily-drive|use)\s+" + XL, I)
 _ON_X = re.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:currently\s+|still\s+|now\s+|all\s+)?on\s+" + XL, I
@@ -153,14 +187,47 @@ _HEAVY_USER = re.compile(
     r"(?P<x>[^,;:!?\n]+?)\s+user\b",
     I,
 )
+_PASSIVE = re.compile(
+    r"^(?:all\s+(?:of\s+)?)?(?:our|my|the)\s+(?P<what>[\w\s/-]{1,40}?)\s+(?:is|are|was|were|"
+    r"has\s+been|have\s+been|gets|get)\s+(?:\w+\s+)?(?:built|powered|written|hosted|run|managed|"
+    r"handled|done|deployed|stored|served|rendered|tested|tracked|kept|backed|made|developed|"
+    r"driven|orchestrated|monitored|automated|generated|scheduled|processed|implemented|"
+    r"designed|coded|styled|bundled|compiled|indexed|cached|queued|secured|authenticated)\s+"
+    r"(?:with|by|on|in|through|using|via)\s+" + XL,
+    I,
+)
+_THROUGH = re.compile(
+    r"^(?:all|everything)?\s*(?:of\s+)?(?:our|my|the)\s+(?:[\w/-]+\s+){0,3}?"
+    + _THINGS
+    + r"\s+(?:goes|go|runs|run|flows|flow|lives|live|sits|sit|happens|happen)\s+"
+    r"(?:through|on|in|via)\s+" + XL,
+    I,
+)
+_SETUP = re.compile(
+    r"^(?:our|my|the)\s+(?:[\w-]+\s+){0,3}?(?:stack|setup|toolchain|tooling|tools|toolbox|toolkit|"
+    r"infra|infrastructure|pipeline)\s+(?:is|are|includes|consists\s+of|=)\s+(?:all\s+|"
+    r"basically\s+|mostly\s+)?" + XL,
+    I,
+)
+_LANGUAGES = re.compile(
+    WHO + r"\s+" + ADV + r"(?:write|code\s+in|program\s+in|speak|know)\s+" + XL, I
+)
+# "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
+_TASK_VERBS = (
+    r"(?:deploy|build|built|host|self-host|run|ran|charge|process|track|manage|store|writ(?:e|es|ing)|"
+    r"wrote|written|code|develop|test|monitor|log|bundle|compile|package|ship|handle|send|"
+    r"automate|provision|orchestrate|containeri[sz]e|cache|queue|index|search|analy[sz]e|train|"
+    r"serve|edit|design|document|plan|chat|communicate|collaborate|version|back\s+up|sync|"
+    r"schedule|render|lint|format|type-?check|profile|trace|authenticate|keep|kept|do|does|did|"
+    r"make|made|draw|sketch|model|prototype|record|mix|produce|stream|publish|blog|note|"
+    r"journal|budget|invoice|email|message|meet|video\s+call|organi[sz]e|visuali[sz]e|query|"
+    r"wrangle|crunch|script|debug|profile|benchmark)"
+)
 # "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
 _FOR_TASK = re.compile(
-    r"(?i:" + WHO + r"\s+" + ADV + r"(?:deploy|build|host|run|charge|process|track|manage|store|"
-    r"write|code|develop|test|monitor|log|bundle|compile|package|ship|handle|send|automate|"
-    r"provision|orchestrate|containeri[sz]e|cache|queue|index|search|analy[sz]e|train|serve|"
-    r"edit|design|document|plan|chat|communicate|collaborate|version|back\s+up|sync|schedule|"
-    r"render|lint|format|type-?check|profile|trace|authenticate)\s+(?:[\w-]+\s+){0,3}?"
-    r"(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
+    r"(?i:" + WHO + r"(?:\s+(?:are|am|have\s+been|has\s+been|been|will|also|still|now|mostly|"
+    r"mainly|usually|currently|always))*\s+" + _TASK_VERBS + r"(?:s|es|ed|d|ing)?\s+"
+    r"(?:[\w'-]+\s+){0,5}?(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
 )
 
 
@@ -181,6 +248,13 @@ def _idle(obj: str) -> bool:
     return obj[:1].islower() and (
         IDLE_OBJECTS.match(obj) is not None or _IDLE_DECISIONS.match(obj) is not None
     )
+
+
+def _implicit(clause: str, replaced: str | None, fact: ExtractedFact) -> list[Retraction]:
+    """ "...instead" with nothing named: the fact it replaces is found when learning."""
+    if replaced is None and re.search(r"\binstead\s*$", clause, I):
+        return [Retraction("", (fact.category,), replaced_by=fact, implicit=True)]
+    return []
 
 
 def read_decision(clause: str) -> list[Step] | None:
@@ -214,31 +288,86 @@ def read_decision(clause: str) -> list[Step] | None:
             verb = "use"
         elif verb in ("with", "going with"):
             verb = "go with"
+        elif verb in ("in", "on"):
+            verb = "build " + verb
+        elif (
+            "forward" in verb
+            or "ahead" in verb
+            or verb.startswith(
+                (
+                    "proceeding",
+                    "adopting",
+                    "rolling",
+                    "introducing",
+                    "standardi",
+                    "betting",
+                    "doubling",
+                )
+            )
+        ):
+            verb = "adopt"
+        elif verb in (
+            "built",
+            "written",
+            "hosted",
+            "deployed",
+            "done",
+            "implemented",
+            "made",
+            "developed",
+            "run",
+            "powered",
+            "served",
+            "stored",
+            "kept",
+        ):
+            what = (match.groupdict().get("what") or "").strip()
+            verb = f"{what} {verb} with".strip() if what else f"{verb} with"
         found = objects(match.group("x"))
         if not found or any(_idle(o) for o in found):
             return None
         return [
             (
                 fact := make_fact("decision", E, o, f"{verb} {o}", exclusive=len(found) == 1),
-                _retracting(olds, fact),
+                _retracting(olds, fact) + _implicit(clause, replaced, fact),
             )
             for o in found
         ]
     match = _DECIDED_ANY.search(body)
     if match is not None and own(body, match.start()):
         phrase = clean_object(match.group("vp"))
-        if phrase and not _idle(phrase):
+        if phrase and not _IDLE_DECISIONS.match(phrase):
             fact = make_fact("decision", E, phrase, phrase)
             return [(fact, _retracting(olds, fact))]
     return None
 
 
+_CALENDAR = re.compile(
+    r"^(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekends?|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"christmas|easter)\b",
+    I,
+)
+
+
 def _named(obj: str) -> bool:
     plain = restore(obj)
+    if _CALENDAR.match(plain):
+        return False
     return is_known(plain) or known_term(plain) is not None or plain[:1].isupper()
 
 
+# An obligation ("the binary must run on Windows") is read by the obligation rules.
+_MODAL = re.compile(
+    r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|cannot|can\s+not|may\s+not|shall|"
+    r"is\s+not\s+allowed|are\s+not\s+allowed)\b",
+    I,
+)
+
+
 def read_tools(clause: str) -> list[Step] | None:
+    if _MODAL.search(clause):
+        return None
     body, replaced = _with_instead(clause)
     olds = objects(replaced)
     match = _OUR_THING.search(body)
@@ -253,23 +382,33 @@ def read_tools(clause: str) -> list[Step] | None:
                 )
                 for o in found
             ]
-    for pattern in (*_USAGE, _EVERYTHING, _ALL_X, _FOR_TASK):
+    match = _LANGUAGES.search(body)
+    if match is not None and own(body, match.start()):
+        found = objects(match.group("x"))
+        if found and all(subject_of(restore(o)) == "programming_language" for o in found):
+            return [(make_fact("tech_preference", F, o, f"uses {o}"), []) for o in found]
+    for pattern in (_SETUP, *_USAGE, _PASSIVE, _THROUGH, _EVERYTHING, _ALL_X, _FOR_TASK):
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
         found = [o for o in objects(match.group("x")) if not _idle(o)]
-        if pattern in (_EVERYTHING, _ALL_X, _FOR_TASK):
-            found = [o for o in found if _named(o)]
+        if pattern is not _USAGE[0]:
+            # Named things only, though a list may hold a lower-case name ("dbt, BigQuery").
+            named = [o for o in found if _named(o)]
+            found = found if len(named) * 2 > len(found) else named
         if found:
             return [
-                (fact := make_fact("tech_preference", F, o, f"uses {o}"), _retracting(olds, fact))
+                (
+                    fact := make_fact("tech_preference", F, o, f"uses {o}"),
+                    _retracting(olds, fact) + _implicit(clause, replaced, fact),
+                )
                 for o in found
             ]
-    for pattern in (_ON_X, _HEAVY_USER, _RUN_X):
+    for pattern in (_IS_MY, _ON_X, _HEAVY_USER, _RUN_X):
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
-        found = [o for o in objects(match.group("x")) if known_term(restore(o)) is not None]
+        found = [o for o in objects(match.group("x")) if _named(o)]
         if found:
             return [(make_fact("tech_preference", F, o, f"uses {o}"), []) for o in found]
     return None

@@ -138,8 +138,19 @@ def _iso(value: datetime) -> str:
     return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _date_text(value: Any) -> Any:
+    # JSON carries dates as ISO 8601 text; pydantic would also read a number as Unix time,
+    # which the schema (format: date-time) does not allow and no caller means.
+    if isinstance(value, int | float | bool):
+        raise ValueError("must be an ISO 8601 date-time string")
+    return value
+
+
 UtcDatetime = Annotated[
-    datetime, AfterValidator(_as_utc), PlainSerializer(_iso, return_type=str, when_used="json")
+    datetime,
+    BeforeValidator(_date_text),
+    AfterValidator(_as_utc),
+    PlainSerializer(_iso, return_type=str, when_used="json"),
 ]
 
 

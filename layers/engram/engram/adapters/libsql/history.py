@@ -107,19 +107,27 @@ class HistoryRepository:
     def live_about(
         self, owner: str, subject: str, categories: tuple[str, ...], source: str
     ) -> list[Memory]:
-        """Live facts of ``owner`` whose extracted object or subject is ``subject``, in
-        these categories, stated by ``source`` (facts written through the API have no
-        ``source`` and count as the user's)."""
+        """Live facts of ``owner`` whose extracted object or subject is ``subject`` (every
+        one of these categories when ``subject`` is ""), newest first. What the user says
+        reaches every fact; what the assistant says reaches only the assistant's own
+        (facts written through the API have no ``source`` and count as the user's)."""
         marks = ",".join("?" for _ in categories)
         where, params = owner_sql(owner)
-        rows = self.db.query(
+        sql = (
             f"SELECT {COLUMNS} FROM memories m WHERE {where}"
-            " AND (json_extract(m.metadata, '$.object') = ?"
-            "      OR json_extract(m.metadata, '$.subject') = ?)"
             f" AND json_extract(m.metadata, '$.category') IN ({marks})"
-            " AND coalesce(json_extract(m.metadata, '$.source'), 'user') IN (?, ?)",
-            [*params, subject, subject, *categories, source, _alias(source)],
         )
+        args: list[Any] = [*params, *categories]
+        if subject:
+            sql += (
+                " AND (json_extract(m.metadata, '$.object') = ?"
+                " OR json_extract(m.metadata, '$.subject') = ?)"
+            )
+            args += [subject, subject]
+        if source != "user":
+            sql += " AND json_extract(m.metadata, '$.source') = ?"
+            args.append(source)
+        rows = self.db.query(sql + " ORDER BY m.updated_at DESC, m.seq DESC LIMIT 200", args)
         return [row_to_memory(r) for r in rows]
 
     # -- reading ------------------------------------------------------------------------
@@ -235,11 +243,6 @@ class HistoryRepository:
             dry_run=request.dry_run,
         )
         return outcome, removed
-
-
-def _alias(source: str) -> str:
-    # Facts extracted before attribution existed say where they came from ("chat").
-    return "chat" if source == "user" else source
 
 
 def _live_version(row: Row) -> MemoryVersion:
