@@ -86,7 +86,6 @@ def test_duplicates_in_one_batch_collapse_by_key():
         "Do you prefer tabs?",
         "I like it.",
         "I prefer that.",
-        "I like it.",
         "Do you like Go?",
         "I need a minute to think about it.",
         "I can't believe it.",
