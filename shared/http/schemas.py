@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
-from engram.models import ApiModel, MemoryPage, RetrievalRequest
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+
+from engram.models import ApiModel, MemoryForget, MemoryPage, RetrievalRequest
 from engram.models.common import ApiKeyId
 
 __all__ = [
     "MANAGEMENT_ERRORS",
     "ErrorBody",
     "ErrorInfo",
+    "ForgetQuery",
     "ImportResult",
     "MemoryListResponse",
     "PreviewRequest",
@@ -53,6 +56,27 @@ _WHY = {
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI responses for the error statuses a route can answer."""
     return {status: {"model": ErrorBody, "description": _WHY[status]} for status in statuses}
+
+
+def _query_bool(value: Any) -> Any:
+    # A query string is text: "true"/"false" (or 1/0) only, never "yes" or "on".
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("true", "1"):
+            return True
+        if lowered in ("false", "0"):
+            return False
+        raise ValueError("must be true or false")
+    return value
+
+
+QueryBool = Annotated[bool, BeforeValidator(_query_bool), WithJsonSchema({"type": "boolean"})]
+
+
+class ForgetQuery(MemoryForget):
+    """``DELETE /api/memory``'s query: ``MemoryForget`` with ``dryRun`` read from text."""
+
+    dry_run: QueryBool = Field(False, description="Count what would be forgotten, change nothing")
 
 
 class StatsSummary(ApiModel):

@@ -1,4 +1,5 @@
-"""Memories: list, create (upsert by key), get, update, delete, and the health probe."""
+"""Memories: list, create (upsert by key), get, update, delete, forget in bulk, the history
+of a fact, and the health probe."""
 
 from __future__ import annotations
 
@@ -7,10 +8,19 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from engram import NotFoundError
-from engram.models import HealthReport, Memory, MemoryCreate, MemoryQuery, MemoryUpdate
+from engram.models import (
+    ForgetOutcome,
+    HealthReport,
+    Memory,
+    MemoryCreate,
+    MemoryForget,
+    MemoryHistory,
+    MemoryQuery,
+    MemoryUpdate,
+)
 
 from ..deps import AdminAuth, EngineDep
-from ..schemas import MANAGEMENT_ERRORS, MemoryListResponse, StatsSummary, errors
+from ..schemas import MANAGEMENT_ERRORS, ForgetQuery, MemoryListResponse, StatsSummary, errors
 
 router = APIRouter(
     prefix="/api/memory", tags=["memory"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
@@ -22,6 +32,7 @@ _MEMORY_LINKS = {
     name: {"operationId": operation, "parameters": {"memory_id": "$response.body#/id"}}
     for name, operation in (
         ("GetMemory", "getMemory"),
+        ("GetMemoryHistory", "getMemoryHistory"),
         ("UpdateMemory", "updateMemory"),
         ("DeleteMemory", "deleteMemory"),
     )
@@ -65,6 +76,32 @@ def create_memory(body: MemoryCreate, engine: EngineDep, response: Response) -> 
     if not outcome.created:
         response.status_code = 200
     return outcome.memory
+
+
+@router.delete("", response_model=ForgetOutcome, operation_id="forgetMemories")
+def forget_memories(query: Annotated[ForgetQuery, Query()], engine: EngineDep) -> ForgetOutcome:
+    """Forget a key's memories: all of them, or those of a session, of a type, or last
+    written more than ``olderThanDays`` ago (filters combine). Their retired versions go
+    too, and nothing of them is left in any index, vector store or cache. ``dryRun=true``
+    counts first and changes nothing."""
+    request = MemoryForget.model_validate(query.model_dump())
+    return engine.memories.forget(request)
+
+
+@router.get(
+    "/{memory_id}/history",
+    response_model=MemoryHistory,
+    responses=errors(404),
+    operation_id="getMemoryHistory",
+)
+def memory_history(memory_id: str, engine: EngineDep) -> MemoryHistory:
+    """Every version of the fact this memory belongs to, newest first: the live one, and
+    the ones later statements superseded or withdrew (with ``validFrom``/``validTo`` and
+    ``supersededBy``). A retired memory's id works too."""
+    history = engine.memories.versions(memory_id)
+    if history is None:
+        raise _missing(memory_id)
+    return history
 
 
 @router.get("/{memory_id}", response_model=Memory, responses=errors(404), operation_id="getMemory")

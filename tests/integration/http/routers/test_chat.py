@@ -350,5 +350,3 @@ def test_a_secret_in_a_chat_never_reaches_the_queue(chat, stub, jobs, engine, ke
     text = captured[0].turns[0].text
     assert "sk_live_" not in text and "hunter2" not in text
     assert "[REDACTED]" in text
-
-

@@ -1,0 +1,137 @@
+"""Learning from chat turns: corrections supersede, retired facts keep their history and
+never come back in retrieval, and the assistant's words stay the assistant's."""
+
+from __future__ import annotations
+
+from engram.models import ExtractionJob, JobTurn, MemoryQuery, RetrievalRequest
+
+
+def say(engine, text, owner="k1", role="user", request=None):
+    """One chat turn through the extraction job, as the proxy queues it."""
+    say.n = getattr(say, "n", 0) + 1
+    job = ExtractionJob(
+        api_key_id=owner,
+        turns=[JobTurn(role=role, text=text)],
+        request_id=request or f"learn-{say.n}",
+    )
+    return engine.memories.process_extraction(job)
+
+
+def live(engine, owner="k1"):
+    page = engine.memories.list_page(MemoryQuery(api_key_id=owner, limit=100))
+    return {m.content for m in page.data}
+
+
+def test_scratch_that_retires_the_stale_decision_and_keeps_it_in_the_history(engine):
+    say(engine, "We'll use FastAPI for the backend.")
+    say(engine, "Scratch that, we'll use Django instead of FastAPI.")
+    assert live(engine) == {"use Django"}
+    found = engine.retrieval.preview(
+        "k1", RetrievalRequest(query="Which backend framework will we use?")
+    )
+    contents = [r.content for r in found.results]
+    assert contents == ["use Django"]
+    assert not any("FastAPI" in c for c in contents)
+    django = engine.memories.list_page(MemoryQuery(api_key_id="k1")).data[0]
+    versions = engine.memories.versions(django.id)
+    assert [v.content for v in versions.data] == ["use Django", "use FastAPI for the backend"]
+    old = versions.data[1]
+    assert old.superseded_by == django.id and old.reason == "superseded"
+    assert old.valid_to is not None and old.valid_from <= old.valid_to
+    # The retired id leads to the same history, and is never a live memory again.
+    assert engine.memories.versions(old.id).data == versions.data
+    assert engine.memories.get(old.id) is None
+
+
+def test_a_restated_preference_on_the_same_subject_replaces_the_old_one(engine):
+    say(engine, "I prefer Vue.")
+    say(engine, "I prefer React now.")
+    assert live(engine) == {"React"}
+
+
+def test_a_reversed_liking_lands_on_the_same_key(engine):
+    say(engine, "I love MongoDB.")
+    say(engine, "I don't like MongoDB anymore.")
+    memories = engine.memories.list_page(MemoryQuery(api_key_id="k1")).data
+    assert [(m.key, m.content) for m in memories] == [("preference:mongodb", "dislikes MongoDB")]
+
+
+def test_a_negation_retires_what_it_negates(engine):
+    say(engine, "I use Python for data work.")
+    say(engine, "I no longer use Python.")
+    assert live(engine) == {"no longer uses Python"}
+
+
+def test_a_switch_retires_the_old_tool_and_records_the_new(engine):
+    say(engine, "We use Vue and Firebase.")
+    outcome = say(engine, "Actually we switched from Vue to React.")
+    assert live(engine) == {"uses Firebase", "uses React"}
+    assert len(outcome.retired) == 1
+
+
+def test_a_switch_without_naming_the_old_tool_retires_the_same_kind(engine):
+    say(engine, "We host on AWS.")
+    say(engine, "We're moving to GCP.")
+    assert live(engine) == {"uses GCP"}
+
+
+def test_an_unnamed_instead_retires_what_the_message_mentions(engine):
+    say(engine, "Let's go with Chart.js for the reports.")
+    say(engine, "Hmm, Chart.js struggles with heatmaps. We'll use ECharts instead.")
+    assert live(engine) == {"use ECharts"}
+
+
+def test_a_new_job_replaces_the_old_employer(engine):
+    say(engine, "My name is Alice and I work at Acme in Berlin.")
+    say(engine, "I just joined Initech.")
+    assert live(engine) == {"name is Alice", "works at Initech", "based in Berlin"}
+
+
+def test_the_assistants_words_are_kept_apart(engine):
+    say(engine, "I prefer Django.")
+    say(engine, "I prefer Flask. We switched from Django to Flask.", role="assistant")
+    memories = engine.memories.list_page(MemoryQuery(api_key_id="k1")).data
+    user = [m for m in memories if m.metadata["source"] == "user"]
+    assistant = [m for m in memories if m.metadata["source"] == "assistant"]
+    # The assistant can neither retire nor overwrite what the user said.
+    assert [m.content for m in user] == ["Django"]
+    assert {m.key for m in assistant} == {
+        "assistant:preference:flask",
+        "assistant:tech_preference:flask",
+    }
+
+
+def test_the_user_can_override_the_assistants_suggestion(engine):
+    say(engine, "We'll use Celery for the jobs.", role="assistant")
+    say(engine, "No, Celery is too heavy for us. We'll use Dramatiq instead.")
+    assert live(engine) == {"use Dramatiq"}
+
+
+def test_redelivery_retires_nothing_twice(engine):
+    say(engine, "I prefer Vue.", request="a")
+    first = say(engine, "I prefer React now.", request="b")
+    again = say(engine, "I prefer React now.", request="b")
+    assert len(first.retired) == 1 and again.duplicate and again.retired == []
+    assert live(engine) == {"React"}
+
+
+def test_secrets_in_a_turn_are_never_stored(engine, db):
+    say(
+        engine,
+        "We use Stripe; the key is sk_live_51HxYzAbCdEfGhIjKlMnOpQr and my password is hunter2",
+    )
+    assert live(engine) == {"uses Stripe"}
+    dump = "".join(str(r) for r in db.query("SELECT * FROM memories"))
+    assert "sk_live_" not in dump and "hunter2" not in dump
+
+
+def test_retired_facts_leave_the_vector_indexes(engine):
+    say(engine, "We'll use FastAPI for the backend.")
+    engine.vectors.reindex(max_seconds=10)
+    assert engine.vectors.rows.embedded_count() == 1
+    say(engine, "Scratch that, we'll use Django instead of FastAPI.")
+    engine.vectors.reindex(max_seconds=10)
+    found = engine.retrieval.preview(
+        "k1", RetrievalRequest(query="FastAPI backend", strategy="semantic")
+    )
+    assert [r.content for r in found.results] == ["use Django"]
