@@ -54,6 +54,12 @@ def test_a_reversed_liking_lands_on_the_same_key(engine):
     say(engine, "I don't like MongoDB anymore.")
     memories = engine.memories.list_page(MemoryQuery(api_key_id="k1")).data
     assert [(m.key, m.content) for m in memories] == [("preference:mongodb", "dislikes MongoDB")]
+    # A new fact, not an edit: the liking is in the history, superseded by the dislike.
+    versions = engine.memories.versions(memories[0].id).data
+    assert [(v.content, v.superseded_by) for v in versions] == [
+        ("dislikes MongoDB", None),
+        ("MongoDB", memories[0].id),
+    ]
 
 
 def test_a_negation_retires_what_it_negates(engine):
