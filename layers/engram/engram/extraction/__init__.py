@@ -59,6 +59,18 @@ def newest(text: str) -> str:
     return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
 
 
+def _correcting(steps: list[_Step]) -> list[_Step]:
+    """ "Scratch that, ...", "Changed my mind, ...": the sentence's first fact replaces an
+    earlier one of its kind even when it names none."""
+    for index, (fact, retractions) in enumerate(steps):
+        if fact is not None:
+            if not retractions:
+                implicit = Retraction("", (fact.category,), replaced_by=fact, implicit=True)
+                steps[index] = (fact, [implicit])
+            break
+    return steps
+
+
 def extract(text: str) -> Extraction:
     """The statements of ``text`` (its newest 64 KiB), in order."""
     result = Extraction(text=text)
@@ -66,10 +78,14 @@ def extract(text: str) -> Extraction:
         if question:
             continue
         found: list[_Step] = []
+        corrects = sentence.startswith("CORRECTION ")
+        sentence = sentence.removeprefix("CORRECTION ")
         for clause in _clauses(sentence):
             found += _read_clause(clause) or _read_indonesian(clause) or _read_turkish(clause)
         if not any(fact is not None and fact.key == "requirement:deadline" for fact, _ in found):
             found += _read_moved_deadline(sentence)
+        if corrects:
+            found = _correcting(found)
         result.steps.extend(found)
     return result
 

@@ -17,7 +17,7 @@ from .facts import (
     object_id,
     split_list,
 )
-from .lexicon import subject_of
+from .lexicon import PEOPLE, subject_of
 from .text import restore
 
 __all__ = [
@@ -53,9 +53,9 @@ WHO = (
 )
 # Something said about someone else, or under a condition, is not the user's fact.
 _NOT_OWN = re.compile(
+    r"^say\b|\blet\s+us\s+say\b|\bassuming\b|"
     r"\b(?:if|unless|whether|suppose|supposing|imagine|what\s+if|you\s+(?:said|think|thought|"
-    r"mentioned|assume|suggested)|(?:he|she|they|someone|people|my\s+(?:friend|wife|husband|"
-    r"partner|boss|colleague|brother|sister|mom|dad|mother|father|son|daughter|manager))\s+"
+    r"mentioned|assume|suggested)|(?:he|she|they|someone|people|my\s+" + PEOPLE + r")\s+"
     r"(?:said|says|thinks?|thought|told\s+me|mentioned|claims?|likes?|loves?|uses?|prefers?|"
     r"hates?|wants?)|do\s+you\s+think|should|would|could|might|wonder|wish|hope|not\s+sure|"
     r"maybe|perhaps|asked|asking)\b",
@@ -112,6 +112,8 @@ def objects(raw: str | None) -> list[str]:
     """The things ``raw`` names: one, or each item of a list."""
     if not raw:
         return []
+    # A secret pasted beside a fact ("Replicate, token is [REDACTED]") drops that part only.
+    raw = ", ".join(p for p in raw.split(", ") if "[REDACTED]" not in p)
     value = clean_object(raw)
     if not value:
         return []

@@ -230,6 +230,14 @@ _LIST_SEPARATOR = re.compile(
 _FINAL_JOIN = re.compile(r"(?:,|\s)\s*(?:and|or|&|as\s+well\s+as|plus)\s+\S+[^,]*$", re.I)
 
 
+# "built on Hono and runs on Bun": the second item is what the verb is on.
+_VERB_LEAD = re.compile(
+    r"^(?:runs?|uses?|lives?|sits?|is\s+(?:hosted|deployed|built|stored)|goes|talks\s+to|"
+    r"deploys?\s+(?:to|on))\s+(?:on|in|with|through|to)?\s*",
+    re.I,
+)
+
+
 def split_list(value: str) -> list[str]:
     """ "React, Node.js and MongoDB" -> three objects. A bare "and" splits only names
     ("Python and Go"), not phrases ("salt and pepper chips"); commas without a final
@@ -238,7 +246,9 @@ def split_list(value: str) -> list[str]:
         return [value]
     if "," in value and not _FINAL_JOIN.search(value):
         return [value.split(",", 1)[0].strip()]
-    parts = [p.strip() for p in _LIST_SEPARATOR.split(value) if p and p.strip()]
+    parts = [_VERB_LEAD.sub("", p.strip()) for p in _LIST_SEPARATOR.split(value) if p and p.strip()]
+    if len(parts) >= 2 and all(re.search(r"\w+ing$", p) and len(p.split()) <= 3 for p in parts):
+        return parts  # "rock climbing and sea kayaking": two pastimes
     if len(parts) >= 2 and len(parts[-1].split()) > 1:
         # What follows the last item is about the whole list ("A, B and C for the site").
         parts[-1] = head(parts[-1])

@@ -11,6 +11,7 @@ import re
 from ..models import MemoryType
 from .common import WHO, I, Step, X, activity, make_fact, own
 from .facts import Retraction, clean_object
+from .lexicon import PEOPLE
 from .text import restore
 
 __all__ = ["read_habit"]
@@ -41,10 +42,14 @@ _TIME = (
 )
 # Whose habit: the user's, their team's, or something of theirs ("my shifts normally end...").
 _WHOSE = (
-    r"(?:" + WHO + r"|\b(?:my|our)\s+(?!(?:colleague|friend|boss|manager|wife|husband|partner|"
-    r"brother|sister|mom|mum|dad|mother|father|son|daughter|kid|kids|neighbou?r|roommate|"
-    r"flatmate|teammate|coworker|co-worker|client|customer|teacher|doctor|family|parents?|"
-    r"cat|dog)s?\b)[\w-]+(?:\s+[\w-]+)?)"
+    r"(?:" + WHO + r"|^[A-Z]?[a-z]+ing\b|\b(?:my|our)\s+(?!" + PEOPLE + r"\b)[\w-]+(?:\s+[\w-]+)?)"
+)
+_MOVED_TO = re.compile(
+    WHO + r"(?:\s+have|\s+just)?\s+(?:moved|shifted|changed|switched|rescheduled|pushed)\s+"
+    r"(?:my|our|the)\s+(?P<x>[\w\s-]{1,30}?)\s+to\s+(?P<when>(?:(?:monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)s?|weekends?|weekdays?|mornings?|evenings?|nights?|"
+    r"afternoons?|lunchtime|\d{1,2}(?::\d\d)?\s*(?:am|pm))[^,;:!?\n]*)",
+    I,
 )
 _RULES = [
     re.compile(_WHOSE + r"\s+(?:also\s+|still\s+)?(?P<adv>" + _FREQUENCY + r")\s+" + X, I),
@@ -72,7 +77,8 @@ _RULES = [
     re.compile(r"\bI\s+make\s+(?:a\s+point\s+of|it\s+a\s+rule\s+to)\s+" + X, I),
 ]
 _IDLE_HABITS = re.compile(
-    r"^(?:forget|forgot|know|knew|thought|think|say|said|wanted|want|wonder|wondered|feel|felt|"
+    r"^(?!am\s+(?:up|online|in\s+the\s+office|at\s+my\s+desk|at\s+the\s+gym|in\s+bed|asleep|awake|"
+    r"out)\b)(?:forget|forgot|know|knew|thought|think|say|said|wanted|want|wonder|wondered|feel|felt|"
     r"mean|meant|get\s+confused|mix\s+up|manage|managed|tell|told|ask|asked|liked?|loved?|"
     r"hated?|get\s+(?:lost|tired|bored)|end\s+up|wish|hope|worry|worried|assume[d]?|"
     r"believed?|imagined?|dreamed|dreamt|enjoy(?:ed)?|found|appreciate|am|was|were|have|had|"
@@ -82,6 +88,14 @@ _IDLE_HABITS = re.compile(
 
 
 def read_habit(clause: str) -> list[Step] | None:
+    match = _MOVED_TO.search(clause)
+    if match is not None and own(clause, match.start()):
+        # "I've moved my swims to Wednesday evenings": the same activity, a new time.
+        what = clean_object(match.group("x"))
+        when = restore(match.group("when")).strip()
+        if what:
+            fact = make_fact("pattern", F, what, f"{what} on {when}", about=activity(what))
+            return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact)])]
     for pattern in _RULES:
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
@@ -95,6 +109,10 @@ def read_habit(clause: str) -> list[Step] | None:
         when = restore(re.sub(r"\s+", " ", (groups.get("when") or "")))
         content = f"{obj} {when}" if when else f"{adverb or lead} {obj}".strip()
         negative = adverb in ("never", "rarely", "seldom", "almost never", "hardly ever")
+        gerund = re.match(r"^([A-Z]?[a-z]+ing)\s", clause)
+        if gerund and not re.match(r"(?i)^(?:I|we)\b", clause):
+            obj = f"{gerund.group(1).lower()} {obj}"  # "Marking usually eats my whole Sunday"
+            content = f"{gerund.group(1)} {content}"
         fact = make_fact("pattern", F, obj, content, negative=negative, about=activity(obj))
         implicit = re.search(r"\binstead\s*$", clause, I) is not None
         return [

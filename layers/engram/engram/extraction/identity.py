@@ -43,7 +43,8 @@ _ZONE = (
     r"Western\s+European)(?=\s+time)|(?-i:[A-Z]{2,5})(?![\w-]))"
 )
 _DIET = (
-    r"(?P<x>vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|"
+    r"(?P<x>vegetarian|vegan|pescatarian|flexitarian|plant[- ]based|dairy[- ]free|omnivore|"
+    r"gluten[- ]free|lactose[- ]intolerant|"
     r"allergic\s+to\s+[\w\s]+|keto|halal|kosher|teetotal|sober|celiac|coeliac)"
 )
 
@@ -220,8 +221,9 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
             _WE_I
             + _ADVS
             + _ci(
-                r"\s+(?:live|living|reside|residing|based|located|staying|settled)"
-                r"(?:\s+out\s+of|\s+in|\s+down\s+in|\s+up\s+in)\s+"
+                r"\s+(?:live|lived|living|reside|residing|based|located|staying|settled)"
+                r"(?:\s+(?:just\s+)?(?:out\s+of|outside(?:\s+of)?|near|close\s+to|"
+                r"on\s+the\s+outskirts\s+of)|\s+in|\s+down\s+in|\s+up\s+in)\s+"
             )
             + _PLACE
         ),
@@ -344,6 +346,86 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(r"\bI\s+(?:went|have\s+gone|became|turned)\s+(?:fully\s+)?" + _DIET, I),
         "is {x}",
     ),
+    (
+        "hometown",
+        re.compile(
+            r"^"
+            + _PLACE
+            + _ci(
+                r"\s+is\s+(?:my\s+)?(?:home\s*town|where\s+I\s+"
+                r"(?:grew\s+up|was\s+born|am\s+from))"
+            )
+        ),
+        "is from {x}",
+    ),
+    (
+        "location",
+        re.compile(
+            _ci(r"^I\s+am\s+(?:now\s+|currently\s+)?(?:in|over\s+in)\s+")
+            + _PLACE
+            + _ci(r"(?=\s+(?:now|these\s+days|for\s+good)\b|\s*$)")
+        ),
+        "lives in {x}",
+    ),
+    (
+        "location",
+        re.compile(_ci(r"\bI\s+am\s+(?:an?|the)\s+[^,;:!?\n]+?\s+(?:in|on|at)\s+") + _PLACE + r"$"),
+        "based in {x}",
+    ),
+    (
+        "timezone",
+        re.compile(
+            _ci(r"\bI\s+am\s+on\s+") + r"(?P<x>[A-Z][\w]+(?:\s+[A-Z][\w]+)?\s+"
+            r"(?i:time))\b"
+        ),
+        "timezone: {x}",
+    ),
+    ("diet", re.compile(r"\bI\s+(?:keep|eat|only\s+eat)\s+(?P<x>kosher|halal)\b", I), "keeps {x}"),
+    (
+        "role",
+        re.compile(
+            _ci(r"\bI\s+(?:teach|lecture\s+in|lecture\s+on|tutor)\s+")
+            + r"(?P<x>[\w\s-]{2,30}?)"
+            + _ci(r"(?=\s+(?:at|in|to|for)\b|$)")
+        ),
+        "teaches {x}",
+    ),
+    (
+        "role",
+        re.compile(
+            _ci(
+                r"\bI\s+am\s+(?:now\s+)?(?:freelancing|working|moonlighting|consulting)\s+"
+                r"as\s+(?:an?\s+|the\s+)?"
+            )
+            + r"(?P<x>[\w\s-]{2,40}?)"
+            + _ci(r"(?=\s+(?:at|in|for|now)\b|$)")
+        ),
+        "is {a} {x}",
+    ),
+    (
+        "role",
+        re.compile(
+            r"^"
+            + _ci(r"I\s+am\s+")
+            + r"[A-Z][\w'-]+,\s+"
+            + _ci(r"(?:an?|the)\s+")
+            + r"(?P<x>(?:[\w-]+\s+){0,3}?[\w-]+)"
+            + _ci(r"(?=\s+(?:at|in|on|for|from)\b|\s*$|,)")
+        ),
+        "is {a} {x}",
+    ),
+    (
+        "location",
+        re.compile(
+            r"^"
+            + _ci(r"I\s+am\s+")
+            + r"[A-Z][\w'-]+,\s+"
+            + _ci(r"(?:an?|the)\s+[^,;:!?\n]+?\s+(?:on|in)\s+")
+            + _PLACE
+        ),
+        "based in {x}",
+    ),
+    ("age", re.compile(r"\bI\s+am\s+(?P<x>\d{1,3})\s+(?:as\s+of|since)\b", I), "is {x} years old"),
 ]
 _NOT_NAMES = frozenset(
     "sorry sure fine good great okay ok glad happy sad tired here back done ready new not "

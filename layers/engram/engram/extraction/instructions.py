@@ -118,6 +118,17 @@ _RULES = [
     re.compile(r"^no\s+(?P<x>(?:" + _STYLE_NOUNS + r")(?:\s+please)?)$", I),
     re.compile(r"^(?:there\s+is\s+)?no\s+need\s+to\s+(?P<x>.+)$", I),
     re.compile(
+        r"^(?:please\s+)?(?P<x>(?:talk|speak|write|respond|reply|answer|explain\s+things)\s+(?:to\s+me\s+)?"
+        r"(?:like|as\s+if|as\s+though|as)\s+.+)$",
+        I,
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?P<x>stop\s+(?:suggesting|telling\s+me|recommending|reminding\s+me|asking|"
+        r"saying|mentioning|offering|adding|using|apologi[sz]ing|ending|starting|repeating)\b.+)$",
+        I,
+    ),
+    re.compile(r"^(?:please\s+)?(?P<x>default\s+to\s+.+)$", I),
+    re.compile(
         r"^(?:let\s+us\s+|let's\s+|please\s+|can\s+we\s+)?(?:go|switch|change|move)\s+(?:back\s+)?"
         r"to\s+(?P<x>" + _LANGUAGE_NAMES + r")\b",
         I,
@@ -136,7 +147,8 @@ _RULES = [
     ),
     re.compile(
         r"^(?:please\s+)?(?P<x>(?:format|indent|write|style|comment|document|name|type|wrap|lint|"
-        r"annotate|test)\s+(?:every|all|each|any|your|the)\s+(?:code|snippets?|functions?|variables?|"
+        r"annotate|test|render|typeset)\s+(?:every|all|each|any|your|the)\s+(?:code|snippets?|functions?|"
+        r"variables?|maths?|equations?|formulas?|formulae|numbers|dates|times|prices|"
         r"examples?|files?|lines?|commits?|commit\s+messages?|queries|sql|classes|components?)\b.*)$",
         I,
     ),

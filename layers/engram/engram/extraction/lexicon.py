@@ -14,6 +14,7 @@ __all__ = [
     "FILLER_EDGES",
     "IDLE_OBJECTS",
     "NON_OBJECTS",
+    "PEOPLE",
     "POINTER_DETERMINERS",
     "canonical",
     "is_known",
@@ -45,6 +46,7 @@ _TAXONOMY: dict[str, dict[str, tuple[str, ...]]] = {
         "lua": ("lua",),
         "perl": ("perl",),
         "zig": ("zig",),
+        "fsharp": ("f#", "fsharp"),
         "ocaml": ("ocaml",),
         "julia": ("julia",),
         "erlang": ("erlang",),
@@ -313,6 +315,14 @@ FILLER_EDGES = re.compile(
     re.IGNORECASE,
 )
 
+# Other people: what they like or do is not the user's fact ("My girlfriend can't stand jazz").
+PEOPLE = (
+    r"(?:friend|girlfriend|boyfriend|wife|husband|partner|spouse|fianc[ée]e?|boss|manager|"
+    r"colleague|co-?worker|teammate|brother|sister|sibling|mom|mum|mother|dad|father|parents?|"
+    r"son|daughter|kids?|children|child|baby|grandma|grandpa|grandmother|grandfather|aunt|uncle|"
+    r"cousin|nephew|niece|neighbou?r|roommate|flatmate|housemate|landlord|client|customer|"
+    r"teacher|doctor|therapist|dentist|team\s+lead|cto|ceo|in-laws?|family)s?"
+)
 # Objects that only point elsewhere ("I like it", "I'll use that one").
 NON_OBJECTS = frozenset(
     "it that this these those them they you him her what how when where if whether "

@@ -11,8 +11,8 @@ import re
 
 from ..models import MemoryType
 from .common import WHO, XL, I, Step, make_fact, objects, own
-from .facts import clean_object, fact_key, split_list, trim_clause
-from .lexicon import IDLE_OBJECTS
+from .facts import clean_object, fact_key, slug, split_list, trim_clause
+from .lexicon import IDLE_OBJECTS, PEOPLE
 from .text import restore
 
 __all__ = ["read_constraint", "read_moved_deadline", "read_requirement"]
@@ -23,7 +23,8 @@ _CANT = (
     r"can\s+never|(?:are|am|is)\s+not\s+allowed\s+to|(?:are|am|is)\s+not\s+permitted\s+to|"
     r"(?:are|is|am)\s+(?:forbidden|prohibited|banned|barred)\s+(?:to|from)|have\s+to\s+avoid|"
     r"need\s+to\s+avoid|must\s+avoid|do\s+not\s+want\s+to|will\s+not|are\s+not\s+going\s+to|"
-    r"(?:are|is)\s+not\s+supposed\s+to|(?:do|does)\s+not\s+(?:allow|permit))"
+    r"(?:are|is)\s+not\s+supposed\s+to|(?:do|does)\s+not\s+(?:allow|permit)|"
+    r"(?:am|are|is)\s+(?:not\s+able|unable)\s+to)"
 )
 _MUST = (
     r"(?P<modal>must|has\s+to|have\s+to|needs\s+to|need\s+to|has\s+got\s+to|(?:are|is|am)\s+"
@@ -36,7 +37,8 @@ _NP = (
 _NP_EXCLUDED = re.compile(
     r"^(?:i|we|you|he|she|they|that|there|here|everyone|everybody|someone|somebody|anyone|"
     r"anybody|people|one|nobody|no\s+one|who|what|which|let\s+us|let\s+me|u|ya|things?|"
-    r"something|(?:anything|everything)(?!\s+(?:we|I|you|that)\b)|life|my\s+(?:friend|wife|husband|partner|boss|mom|dad)|"
+    r"something|(?:anything|everything)(?!\s+(?:we|I|you|that)\b)|life|(?:my|our|his|her|their)\s+"
+    r"(?:\w+\s+)?" + PEOPLE + r"|"
     r"he\s+\w+|she\s+\w+)\b",
     I,
 )
@@ -62,6 +64,17 @@ _NOT_ALLOWED = re.compile(
 _NO_X_MAY = re.compile(
     r"^no\s+" + _NP + r"\s+(?:may|can|should|must|shall|will|is\s+allowed\s+to|are\s+allowed\s+to|"
     r"is\s+to|are\s+to|ever)\s+" + XL,
+    I,
+)
+_NOBODY = re.compile(
+    r"^(?:nobody|no\s+one|none\s+of\s+us|no\s+engineer|no\s+developer|no\s+user)\s+(?:is|are|may|can|"
+    r"should|must|gets\s+to)\s+(?:allowed\s+to\s+|permitted\s+to\s+)?" + XL,
+    I,
+)
+_LIMIT = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{0,30}?(?:budget|cap|limit|ceiling|maximum|max|"
+    r"allowance|quota))\s+(?:is|was|has\s+been|will\s+be)\s+(?:now\s+|set\s+to\s+|raised\s+to\s+|"
+    r"lowered\s+to\s+|capped\s+at\s+)?(?P<x>[^,;:!?\n]*\d[^,;:!?\n]*)",
     I,
 )
 _NEVER_EVER = re.compile(
@@ -128,7 +141,7 @@ _IDLE_CANT = re.compile(
 def _key_words(np: str, rest: str) -> str:
     """A constraint's key: its subject and verb phrase without numbers, so a changed
     number ("within 200 ms" -> "within 100 ms") lands on the same key."""
-    words = re.sub(r"\b\d[\d.,]*\b", " ", f"{np} {rest}")
+    words = re.sub(r"\b\d[\d.,]*\b", " ", restore(f"{np} {rest}"))
     return re.sub(r"^(?:the|our|my|all|any|every|each)\s+", "", words.strip(), flags=I)
 
 
@@ -168,7 +181,15 @@ def _impersonal_np(match: re.Match[str], verb: str | None = None) -> str | None:
 
 
 def read_constraint(clause: str) -> list[Step] | None:
-    match = _NEVER_EVER.search(clause) or _NO_X_MAY.search(clause)
+    match = _LIMIT.search(clause)
+    if match is not None:
+        np = match.group("np").strip()
+        content = restore(f"{np}: {clean_object(match.group('x')) or match.group('x')}")
+        key = fact_key("constraint", np)
+        return [
+            (make_fact("constraint", F, np, content, key=key, subject=slug(np), exclusive=True), [])
+        ]
+    match = _NEVER_EVER.search(clause) or _NO_X_MAY.search(clause) or _NOBODY.search(clause)
     if match is not None:
         whole = trim_clause(clause) or clause
         content = restore(whole[:1].upper() + whole[1:])

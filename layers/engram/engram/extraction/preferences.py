@@ -31,6 +31,18 @@ _BETTER = re.compile(
     r"superior)\s+than\s+(?P<y>[^,;:!?\n]+)",
     I,
 )
+_FIND = re.compile(
+    r"\bI\s+" + ADV + r"(?:find|found|think)\s+(?P<x>[^,;:!?\n]+?)\s+(?:to\s+be\s+)?(?:really\s+|"
+    r"quite\s+|so\s+|super\s+|pretty\s+|incredibly\s+|very\s+|a\s+bit\s+|rather\s+)?"
+    r"(?P<how>boring|tedious|annoying|overrated|dull|painful|frustrating|exhausting|stressful|"
+    r"awful|terrible|unbearable|pointless|fun|great|amazing|relaxing|interesting|fascinating|"
+    r"brilliant|wonderful|enjoyable|satisfying|calming)\b",
+    I,
+)
+_POSITIVE_FEELINGS = frozenset(
+    "fun great amazing relaxing interesting fascinating brilliant wonderful enjoyable "
+    "satisfying calming".split()
+)
 _DISLIKE = [
     re.compile(
         r"\bI\s+" + ADV + r"(?:do\s+not|did\s+not)\s+(?:really\s+|particularly\s+|much\s+|even\s+|"
@@ -44,9 +56,20 @@ _DISLIKE = [
         I,
     ),
     re.compile(
-        r"\bI\s+am\s+" + ADV + r"(?:not\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|keen\s+on|"
-        r"fond\s+of|a\s+fan\s+of|crazy\s+about)|tired\s+of|sick\s+of|fed\s+up\s+with|done\s+with|"
+        r"\bI\s+am\s+" + ADV + r"(?:(?:not|no\s+longer)\s+(?:really\s+|that\s+|particularly\s+|"
+        r"much\s+of\s+)?(?:an?\s+(?:big\s+|huge\s+|massive\s+)?(?:fan|lover)\s+of|into|keen\s+on|"
+        r"fond\s+of|crazy\s+about|big\s+on)|tired\s+of|sick\s+of|fed\s+up\s+with|done\s+with|"
         r"over|allergic\s+to\s+the\s+idea\s+of)\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"\bI\s+(?:have\s+)?never\s+(?:really\s+)?(?:liked|enjoyed|cared\s+for|got\s+into|"
+        r"been\s+(?:a\s+fan\s+of|into))\s+" + XL,
+        I,
+    ),
+    re.compile(
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+)?my\s+"
+        r"(?:least\s+favou?rite|pet\s+peeve|worst\s+nightmare)\b",
         I,
     ),
     re.compile(r"\bI\s+no\s+longer\s+(?:like|enjoy|love|prefer|care\s+for)\s+" + XL, I),
@@ -71,7 +94,7 @@ _LIKE = [
     re.compile(r"\bI\s+" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
     re.compile(
         r"\bI\s+(?:have\s+been|am)\s+" + ADV + r"(?:loving|enjoying|liking|digging|adoring|"
-        r"getting\s+into)\s+" + XL,
+        r"getting\s+into|into)\s+" + XL,
         I,
     ),
     re.compile(
@@ -94,8 +117,9 @@ _FAVOURITE = [
         I,
     ),
     re.compile(
-        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+)?my\s+(?:absolute\s+)?"
-        r"(?:favou?rite|preferred|go-to)(?:\s+(?P<what>[a-z][\w\s-]{0,30}))?$",
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+|now\s+)?my\s+(?:absolute\s+)?"
+        r"(?:favou?rite|preferred|go-to|number\s+one|no\.?\s*1|#1|top\s+(?:pick|choice))"
+        r"(?:\s+(?P<what>[a-z][\w\s-]{0,30}))?$",
         I,
     ),
 ]
@@ -134,6 +158,13 @@ def read_preference(clause: str) -> list[Step] | None:
     found = _comparison(clause)
     if found:
         return found
+    match = _FIND.search(clause)
+    if match is not None and own(clause, match.start()):
+        obj = clean_object(match.group("x"))
+        if obj and not _IDLE_LIKES.match(obj):
+            good = match.group("how").lower() in _POSITIVE_FEELINGS
+            content = obj if good else f"dislikes {obj}"
+            return [(make_fact("preference", F, obj, content, negative=not good), [])]
     for pattern in _DISLIKE:
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):

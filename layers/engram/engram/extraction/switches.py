@@ -24,7 +24,8 @@ _SWITCH = re.compile(
     r"chang(?:ed|ing|es|e)|transition(?:ed|ing|s)?|convert(?:ed|ing|s)?|port(?:ed|ing|s)?|"
     r"gone\s+over|went\s+over|go(?:ing)?\s+over|upgraded|upgrading|jumped|jumping)\s+"
     r"(?:(?:our|my|the|everything|all|it|this|that)\b[^,;:!?\n]{0,40}?\s+|[\w/.\-]+\s+){0,1}"
-    r"(?:from\s+(?P<old>[^,;:!?\n]+?)\s+)?(?:over\s+)?(?:to|onto|into)\s+(?P<new>[^,;:!?\n]+)",
+    r"(?:(?:from|off(?:\s+of)?)\s+(?P<old>[^,;:!?\n]+?)\s+(?:and\s+)?)?(?:over\s+)?(?:to|onto|into)\s+"
+    r"(?P<new>[^,;:!?\n]+)",
     I,
 )
 _BACK = re.compile(
@@ -49,8 +50,9 @@ _HAS_REPLACED = re.compile(
     r"(?P<old>[^,;:!?\n]+?)(?:\s+(?:as|for|in)\s+[^,;:!?\n]+)?$",
 )
 _GONE = re.compile(
-    r"^(?:the\s+|our\s+|my\s+)?(?P<x>[^,;:!?\n]+?)\s+(?:is|are|has\s+been|have\s+been)\s+"
-    r"(?:gone|out|dead|history|deprecated|retired|removed|dropped|ripped\s+out|phased\s+out|"
+    r"^(?:the\s+|our\s+|my\s+)?(?P<x>[^,;:!?\n]+?)\s+(?:is|are|has\s+been|have\s+been|got|was|were)\s+"
+    r"(?:got\s+|was\s+|were\s+)?(?:gone|out|dead|history|deprecated|retired|removed|dropped|ripped\s+out|"
+    r"phased\s+out|decommissioned|killed|sunset|"
     r"no\s+longer\s+(?:used|in\s+use|part\s+of\s+\w+(?:\s+\w+)?))"
     r"(?:\s+(?:from|in|of)\s+[^,;:!?\n]+)?(?=\s*(?:,|$))",
     I,
@@ -61,18 +63,19 @@ _REPLACED_BY = re.compile(
     I,
 )
 _WITHDRAW = re.compile(
-    WHO + r"(?:\s+am|\s+are|\s+do|\s+does|\s+have|\s+had|\s+just)?\s+"
+    WHO + r"(?:\s+am|\s+are|\s+do|\s+does|\s+have|\s+has|\s+had|\s+just)?\s+"
     r"(?P<neg>no\s+longer|not|stopped|quit|gave\s+up|never)\s+(?:really\s+|even\s+)?"
-    r"(?:use|uses|using|work\s+with|working\s+with|code\s+in|coding\s+in|program\s+in|"
-    r"programming\s+in|write|writing|rely\s+on|relying\s+on|deploy\s+(?:to|on)|"
+    r"(?:(?:deploy|run|host|put|build)\s+(?:anything|everything|stuff|things)\s+(?:to|on|in|with)|"
+    r"use|uses|using|used|touched|touch|opened|work\s+with|working\s+with|code\s+in|coding\s+in|"
+    r"program\s+in|programming\s+in|write|writing|rely\s+on|relying\s+on|deploy\s+(?:to|on)|"
     r"deploying\s+(?:to|on)|host\s+(?:on|with)|hosting\s+(?:on|with)|develop\s+(?:in|with)|"
     r"developing\s+(?:in|with)|build\s+(?:with|on)|building\s+(?:with|on)|run|running|"
-    r"touch|touching)\s+" + XL,
+    r"touching)\s+" + XL,
     I,
 )
 _DROPPED = re.compile(
-    WHO
-    + r"(?:\s+have|\s+just|\s+finally)*\s+(?:dropped|ditched|abandoned|quit|gave\s+up(?:\s+on)?|"
+    WHO + r"(?:\s+have|\s+has|\s+just|\s+finally)*\s+(?:dropped|ditched|abandoned|quit|"
+    r"gave\s+up(?:\s+on)?|"
     r"retired|deprecated|sunset|sunsetted|removed|got\s+rid\s+of|stopped\s+using|"
     r"uninstalled|deleted|killed|decommissioned|turned\s+off)\s+" + XL,
     I,
@@ -80,6 +83,10 @@ _DROPPED = re.compile(
 _LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|these\s+days|now|since)\b", I)
 _DONE_WITH = re.compile(
     r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+)?(?:done|finished|through)\s+with\s+" + XL, I
+)
+_SCRAP = re.compile(
+    r"^(?:please\s+)?(?:scrap|ditch|drop|forget|cancel|nix|kill|bin|skip)\s+(?:the\s+)?"
+    r"(?P<x>[A-Z][^,;:!?\n]*?)(?:\s+(?:idea|plan|option))?$"
 )
 _CHANGED_MIND = re.compile(
     r"\b(?:I|we)\s+(?:have\s+)?(?:changed\s+(?:my|our)\s+minds?|reconsidered|rethought|"
@@ -174,7 +181,7 @@ def read_switch(clause: str) -> list[Step] | None:
     match = _DONE_WITH.search(clause)
     if match is not None and known_term(restore(match.group("x"))) is not None:
         return _no_longer(match.group("x")) or None
-    for pattern in (_CHANGED_MIND, _FORGET_ABOUT):
+    for pattern in (_CHANGED_MIND, _FORGET_ABOUT, _SCRAP):
         match = pattern.search(clause)
         if match is not None:
             retractions = [

@@ -23,7 +23,9 @@ _MARKERS = re.compile(
     r"fyi|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|scratch\s+that|correction|"
     r"update|change\s+of\s+plans?|hmm+|oops|hey|hi|hello|in\s+fact|as\s+it\s+turns\s+out|"
     r"on\s+second\s+thought|never\s*mind|forget\s+(?:that|what\s+I\s+said)|one\s+more\s+thing|"
-    r"please\s+note|also\s+note|fwiw|personally|these\s+days|nowadays|lately|oh|ok(?:ay)?)"
+    r"please\s+note|also\s+note|fwiw|personally|these\s+days|nowadays|lately|oh|ok(?:ay)?|"
+    r"for\s+now|right\s+now|at\s+the\s+moment|currently|long\s+story\s+short|evening|morning|"
+    r"afternoon|good\s+(?:morning|evening|afternoon)|ugh|phew|wow|yay)"
     r"(?:\s*[,:;!-]+\s*|\s+)"
     # Words that are markers only when a comma sets them apart ("No, ..." but "No X allowed").
     r"|(?:well|so|wait|right|yes|yeah|yep|no|nope|sorry|note|remember|lol|haha|cool|great|"
@@ -81,7 +83,14 @@ _CONTRACTIONS = [
         re.compile(r"\b(I|we|you|they)'d\b", re.I),
         r"\1 would",
     ),
-    (re.compile(r"\b(it|that|there|what|name|stack|plan|deadline)'s\b", re.I), r"\1 is"),
+    (
+        re.compile(
+            r"\b(it|that|there|what|name|stack|plan|deadline|everything|nothing|"
+            r"decision)'s\b",
+            re.I,
+        ),
+        r"\1 is",
+    ),
 ]
 
 
@@ -117,6 +126,7 @@ def _protect(text: str) -> str:
     text = text.translate(_QUOTES)
     text = _ABBREVIATIONS.sub(lambda m: m.group(1) + INNER_DOT, text)
     text = re.sub(r"(?<=\w)\.(?=\w)", INNER_DOT, text)
+    text = re.sub(r"(?<![\w.])\.(?=[A-Za-z]\w)", INNER_DOT, text)  # ".NET", ".io"
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", INNER_COMMA, text)
     # Initials and dotted names end no sentence: "Ursula K. Le Guin", "Fontaines D.C., ...".
     return re.sub(r"(?<=\b[A-Z])\.(?=,|\s+[A-Z]|\s+and\b)", INNER_DOT, text)
@@ -126,19 +136,42 @@ def restore(text: str) -> str:
     return text.replace(INNER_DOT, ".").replace(INNER_COMMA, ",")
 
 
+# Words that announce a correction: what follows replaces what was said before.
+CORRECTION = re.compile(
+    r"^(?:(?:actually|well|oh|hmm+|wait|no|ok(?:ay)?)[,!]?\s+)*(?:scratch\s+that|on\s+second\s+thoughts?|"
+    r"(?:I\s+(?:have\s+|'ve\s+)?)?changed\s+my\s+mind|correction|never\s*mind|no,?\s+wait|"
+    r"let\s+me\s+correct\s+(?:that|myself)|I\s+take\s+(?:that|it)\s+back|sorry,?\s+I\s+meant|"
+    r"I\s+misspoke|I\s+mistyped)\b",
+    re.IGNORECASE,
+)
+
+
 def sentences(text: str) -> Iterator[tuple[str, bool]]:
-    """(sentence, is_question) for each sentence of ``text``; markers stripped."""
+    """(sentence, is_question) for each sentence of ``text``; markers stripped. A
+    correction's marker is kept as a leading "CORRECTION " for the caller."""
     for match in _SENTENCE.finditer(_protect(text)):
         raw = match.group(0).strip()
         if not raw:
             continue
         question = raw.endswith("?")
+        corrects = CORRECTION.match(raw) is not None
         sentence = _MARKERS.sub("", _unlabel(raw.rstrip(".!?\n "))).strip(" ,-")
         sentence = _MARKERS.sub("", _unlabel(sentence)).strip(" ,-")
         if not sentence:
             continue
         if _ASKS.match(sentence):
             question = True
+        if question:
+            # "We host everything on Atlas, is the URI encoded right?": a statement, then a
+            # question; the statement is still read.
+            head = re.match(
+                r"^(?P<s>.+?),\s+(?:is|are|do|does|did|can|could|should|would|will|how|what|why|"
+                r"where|which|any)\b.*$",
+                sentence,
+                re.IGNORECASE,
+            )
+            if head and not _ASKS.match(head.group("s")):
+                yield head.group("s"), False
         if question and _STANDING_REQUEST.match(sentence):
             sentence = re.sub(
                 r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?",
@@ -147,6 +180,8 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
                 flags=re.IGNORECASE,
             )
             question = False
+        if corrects and not question:
+            sentence = "CORRECTION " + sentence
         yield sentence, question
 
 
@@ -176,8 +211,8 @@ _NO_SUBJECT = [
     (re.compile(r"^(?:a\s+)?(?:big|huge|massive|long-time)\s+fan\s+of\b", re.I), "I am a "),
     (
         re.compile(
-            r"^(?:not|no\s+longer)\s+(?:into|a\s+fan\s+of|a\s+big\s+fan\s+of|keen\s+on|"
-            r"fond\s+of)\b",
+            r"^(?:not|no\s+longer)\s+(?:really\s+)?(?:into|(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?"
+            r"fan\s+of|keen\s+on|fond\s+of)\b",
             re.I,
         ),
         "I am ",

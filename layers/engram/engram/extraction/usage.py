@@ -24,7 +24,7 @@ _SOME = (
     r"my\s+[\w-]+|[\w-]+)\s+)?"
 )
 _DECISION_VERB = (
-    r"(?P<verb>use|go\s+with|pick|choose|adopt|stick\s+with|stay\s+with|keep\s+using|"
+    r"(?P<verb>use|using|go\s+with|going\s+with|pick|choose|adopt|stick\s+with|stay\s+with|keep\s+using|"
     r"standardi[sz]e\s+on|start\s+using|switch\s+over\s+to|rely\s+on|try|"
     r"build\s+" + _SOME + r"(?:with|on|in)|write\s+" + _SOME + r"in|"
     r"deploy\s+" + _SOME + r"(?:to|on|with)|host\s+" + _SOME + r"(?:on|with)|"
@@ -33,10 +33,18 @@ _DECISION_VERB = (
     r"store\s+" + _SOME + r"(?:in|as)|save\s+" + _SOME + r"(?:in|as)|keep\s+" + _SOME + r"in|"
     r"schedule\s+" + _SOME + r"(?:with|via|using|on)|trigger\s+" + _SOME + r"(?:with|via)|"
     r"put\s+" + _SOME + r"(?:in|on)|migrate\s+" + _SOME + r"to|"
-    r"move\s+" + _SOME + r"to|handle\s+" + _SOME + r"with|manage\s+" + _SOME + r"(?:with|in))"
+    r"move\s+"
+    + _SOME
+    + r"(?:over\s+|back\s+)?to|port\s+"
+    + _SOME
+    + r"(?:over\s+)?to|handle\s+"
+    + _SOME
+    + r"with|manage\s+"
+    + _SOME
+    + r"(?:with|in))"
 )
 _WILL = (
-    r"(?:\s+will|\s+shall|\s+are\s+going\s+to|\s+am\s+going\s+to|\s+are\s+gonna|\s+am\s+gonna|"
+    r"(?:\s+will\s+be|\s+are\s+going\s+to\s+be|\s+will|\s+shall|\s+are\s+going\s+to|\s+am\s+going\s+to|\s+are\s+gonna|\s+am\s+gonna|"
     r"\s+plan\s+to|\s+intend\s+to|\s+want\s+to\s+go\s+with)"
 )
 # Verbs that are a decision whatever follows ("decided to learn Japanese this year").
@@ -95,6 +103,20 @@ _DECISIONS = [
     ),
 ]
 _DECIDED_ANY = re.compile(WHO + _DECIDED, I)
+_IT_IS = re.compile(r"^(?P<x>[A-Z][^,;:!?\n]*?)\s+it\s+is(?:\s+then)?(?:\s+for\s+[^,;:!?\n]+)?$")
+_WILL_RUN = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,4}?)(?:will|is\s+going\s+to|shall)\s+"
+    r"(?P<verb>run|live|sit|be\s+hosted|be\s+deployed|be\s+stored)\s+(?:on|in)\s+" + XL,
+    I,
+)
+# "I'm going to accept the offer in Trondheim": a plan with a life verb.
+_PLAN = re.compile(
+    WHO + r"(?:\s+am|\s+are)?(?:\s+going\s+to|\s+will|\s+plan\s+to|\s+intend\s+to|\s+want\s+to)\s+"
+    r"(?P<vp>(?:accept|take|join|start|buy|learn|apply\s+for|enrol+|enroll|quit|hire|launch|"
+    r"sell|adopt|rent|book|sign\s+up\s+for|retire|study|train\s+for|run|climb|visit)\b"
+    r"[^,;:!?\n]+)",
+    I,
+)
 _INSTEAD = re.compile(
     r"(?:\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|in\s+favou?r\s+of|over)|,\s+not)\s+"
     r"(?P<old>[^,;:!?\n]+?)(?=\s*(?:,|$))",
@@ -120,7 +142,7 @@ _USE_VERBS = (
     r"develop\s+in|write\s+(?:most\s+of\s+)?" + _SOME + r"in|writes\s+" + _SOME + r"in|"
     r"building\s+" + _SOME + r"(?:with|on|in)|build\s+" + _SOME + r"(?:with|on|in)|"
     r"run\s+" + _SOME + r"on|runs\s+" + _SOME + r"on|running\s+" + _SOME + r"on|"
-    r"live\s+in|swear\s+by|do\s+(?:most\s+of\s+)?(?:my|our)?\s*(?:\w+\s+){0,2}(?:work|"
+    r"live\s+in|lives\s+in|living\s+in|swear\s+by|do\s+(?:most\s+of\s+)?(?:my|our)?\s*(?:\w+\s+){0,2}(?:work|"
     r"development|coding|programming|dev)\s+(?:in|with|on))"
 )
 _USAGE = [
@@ -172,6 +194,18 @@ _EVERYTHING = re.compile(
     I,
 )
 _ALL_X = re.compile(r"^it\s+is\s+(?:all|only|just)\s+" + XL + r"(?:\s+for\s+(?:me|us))?$", I)
+_DRIVER = re.compile(
+    r"\bmy\s+(?:daily\s+driver|weapon\s+of\s+choice|go-to\s+(?:tool|setup|stack)|main\s+(?:machine|"
+    r"setup|rig)|setup|rig)\s+(?:is|=)\s+" + XL,
+    I,
+)
+# "Our marketing site and customer portal both run on Gatsby".
+_THINGS_RUN = re.compile(
+    r"^(?:our|my|the)\s+(?=[^,;:!?\n]*?\b" + _THINGS + r"\b)[^,;:!?\n]{1,60}?\s+(?:both\s+|all\s+)?"
+    r"(?:run|runs|are\s+built|is\s+built|are\s+hosted|is\s+hosted|live|lives|sit|sits)\s+"
+    r"(?:on|with|in)\s+" + XL,
+    I,
+)
 # "Zed is my editor now", "Postgres is our main database".
 _IS_MY = re.compile(
     r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:my|our)\s+(?:main\s+|primary\s+|"
@@ -221,13 +255,14 @@ _TASK_VERBS = (
     r"schedule|render|lint|format|type-?check|profile|trace|authenticate|keep|kept|do|does|did|"
     r"make|made|draw|sketch|model|prototype|record|mix|produce|stream|publish|blog|note|"
     r"journal|budget|invoice|email|message|meet|video\s+call|organi[sz]e|visuali[sz]e|query|"
-    r"wrangle|crunch|script|debug|profile|benchmark)"
+    r"wrangle|crunch|script|debug|profile|benchmark|rewr(?:ite|iting|itten|ote)|port|migrate|"
+    r"redo|redid|redone|rebuild|rebuilt|reimplement)"
 )
 # "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
 _FOR_TASK = re.compile(
     r"(?i:" + WHO + r"(?:\s+(?:are|am|have\s+been|has\s+been|been|will|also|still|now|mostly|"
     r"mainly|usually|currently|always))*\s+" + _TASK_VERBS + r"(?:s|es|ed|d|ing)?\s+"
-    r"(?:[\w'-]+\s+){0,5}?(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
+    r"(?:[\w'-]+\s+){0,7}?(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
 )
 
 
@@ -265,25 +300,29 @@ def read_decision(clause: str) -> list[Step] | None:
         if match is None or not own(body, match.start()):
             continue
         verb = re.sub(r"\s+", " ", match.group("verb").lower())
-        if verb in (
-            "decided",
-            "settled",
-            "agreed",
-            "landed",
-            "decision",
-            "choice",
-            "pick",
-            "call",
-            "chose",
-            "chosen",
-            "picked",
-            "selected",
-            "opted for",
-            "settled on",
-            "committed to",
-            "using",
-            "choosing",
-            "picking",
+        if (
+            verb
+            in (
+                "decided",
+                "settled",
+                "agreed",
+                "landed",
+                "decision",
+                "choice",
+                "pick",
+                "call",
+                "chose",
+                "chosen",
+                "picked",
+                "selected",
+                "opted for",
+                "settled on",
+                "committed to",
+                "using",
+                "choosing",
+                "picking",
+            )
+            or verb == "using"
         ):
             verb = "use"
         elif verb in ("with", "going with"):
@@ -333,6 +372,24 @@ def read_decision(clause: str) -> list[Step] | None:
             )
             for o in found
         ]
+    match = _IT_IS.search(body)
+    if match is not None:
+        found = objects(match.group("x"))
+        if found:
+            fact = make_fact("decision", E, found[0], f"go with {found[0]}", exclusive=True)
+            return [(fact, _retracting(olds, fact))]
+    match = _WILL_RUN.search(body)
+    if match is not None:
+        what = (match.group("what") or "").strip()
+        found = objects(match.group("x"))
+        if found:
+            return [(make_fact("decision", E, o, f"{what} runs on {o}".strip()), []) for o in found]
+    match = _PLAN.search(body)
+    if match is not None and own(body, match.start()):
+        phrase = clean_object(match.group("vp"))
+        if phrase and not _IDLE_DECISIONS.match(phrase):
+            fact = make_fact("decision", E, phrase, phrase)
+            return [(fact, _retracting(olds, fact))]
     match = _DECIDED_ANY.search(body)
     if match is not None and own(body, match.start()):
         phrase = clean_object(match.group("vp"))
@@ -354,7 +411,10 @@ def _named(obj: str) -> bool:
     plain = restore(obj)
     if _CALENDAR.match(plain):
         return False
-    return is_known(plain) or known_term(plain) is not None or plain[:1].isupper()
+    first = re.search(r"[^\W_]", plain)  # ".NET MAUI" is named by its N
+    return (
+        is_known(plain) or known_term(plain) is not None or bool(first and first.group().isupper())
+    )
 
 
 # An obligation ("the binary must run on Windows") is read by the obligation rules.
@@ -385,9 +445,20 @@ def read_tools(clause: str) -> list[Step] | None:
     match = _LANGUAGES.search(body)
     if match is not None and own(body, match.start()):
         found = objects(match.group("x"))
-        if found and all(subject_of(restore(o)) == "programming_language" for o in found):
+        languages = [o for o in found if subject_of(restore(o)) == "programming_language"]
+        if found and len(languages) * 2 > len(found) and all(_named(o) for o in found):
             return [(make_fact("tech_preference", F, o, f"uses {o}"), []) for o in found]
-    for pattern in (_SETUP, *_USAGE, _PASSIVE, _THROUGH, _EVERYTHING, _ALL_X, _FOR_TASK):
+    for pattern in (
+        _SETUP,
+        *_USAGE,
+        _PASSIVE,
+        _THROUGH,
+        _THINGS_RUN,
+        _DRIVER,
+        _EVERYTHING,
+        _ALL_X,
+        _FOR_TASK,
+    ):
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
@@ -397,6 +468,15 @@ def read_tools(clause: str) -> list[Step] | None:
             named = [o for o in found if _named(o)]
             found = found if len(named) * 2 > len(found) else named
         if found:
+            if re.search(r"\binstead\b", clause, I):
+                # "...with Appsmith instead": a choice replacing another, so a decision.
+                return [
+                    (
+                        fact := make_fact("decision", E, o, f"use {o}", exclusive=True),
+                        _retracting(olds, fact) + _implicit(clause, replaced, fact),
+                    )
+                    for o in found
+                ]
             return [
                 (
                     fact := make_fact("tech_preference", F, o, f"uses {o}"),
