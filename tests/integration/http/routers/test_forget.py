@@ -20,7 +20,9 @@ def test_a_dry_run_counts_then_forgetting_deletes(client):
     add(client, "two", sessionId="s1", type="episodic")
     add(client, "three", sessionId="s2")
     add(client, "other key", owner="key_b", sessionId="s1")
-    dry = client.delete("/api/memory", params={"apiKeyId": "key_a", "sessionId": "s1", "dryRun": "true"})
+    dry = client.delete(
+        "/api/memory", params={"apiKeyId": "key_a", "sessionId": "s1", "dryRun": "true"}
+    )
     assert dry.status_code == 200
     assert dry.json() == {
         "matched": 2,
@@ -46,7 +48,9 @@ def test_type_and_age_filters(client, clock):
         "/api/memory", params={"apiKeyId": "key_a", "type": "factual", "olderThanDays": 30}
     )
     assert response.json()["deleted"] == 1
-    left = {m["content"] for m in client.get("/api/memory", params={"apiKeyId": "key_a"}).json()["data"]}
+    left = {
+        m["content"] for m in client.get("/api/memory", params={"apiKeyId": "key_a"}).json()["data"]
+    }
     assert left == {"new fact", "new episode"}
 
 
@@ -79,11 +83,13 @@ def test_forgetting_needs_the_admin_token(app, client):
 
 
 def test_history_of_a_superseded_fact(client, engine):
-    for n, text in enumerate(["We'll use FastAPI for the backend.",
-                              "Scratch that, we'll use Django instead of FastAPI."]):
+    for n, text in enumerate(
+        ["We'll use FastAPI for the backend.", "Scratch that, we'll use Django instead of FastAPI."]
+    ):
         engine.memories.process_extraction(
-            ExtractionJob(api_key_id="key_a", turns=[JobTurn(role="user", text=text)],
-                          request_id=f"h{n}")
+            ExtractionJob(
+                api_key_id="key_a", turns=[JobTurn(role="user", text=text)], request_id=f"h{n}"
+            )
         )
     live = client.get("/api/memory", params={"apiKeyId": "key_a"}).json()["data"]
     assert [m["content"] for m in live] == ["use Django"]
