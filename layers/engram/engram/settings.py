@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from .errors import InvalidInputError
 from .models import MemorySettings, MemorySettingsUpdate
+from .models.settings import merge_backend_configs
 from .ports import SettingsDocuments, UnitOfWork
 
 __all__ = ["SettingsStore"]
@@ -56,10 +57,12 @@ class SettingsStore:
     def update(self, changes: MemorySettingsUpdate) -> MemorySettings:
         with self._lock, self.uow.transaction():
             current = self._load()
-            merged = {
-                **current.model_dump(by_alias=False),
-                **changes.model_dump(by_alias=False, exclude_unset=True),
-            }
+            sent = changes.model_dump(by_alias=False, exclude_unset=True)
+            if "backend_configs" in sent:
+                sent["backend_configs"] = merge_backend_configs(
+                    current.backend_configs, sent["backend_configs"]
+                )
+            merged = {**current.model_dump(by_alias=False), **sent}
             try:
                 updated = MemorySettings.model_validate(merged)
             except ValidationError as exc:

@@ -1,4 +1,4 @@
-"""Stored memory settings: validated, clamped, cached by the engine."""
+"""Stored memory settings: validated, cached by the engine, credentials never echoed."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ router = APIRouter(
 
 @router.get("/memory", response_model=MemorySettings)
 def get_memory_settings(engine: EngineDep) -> MemorySettings:
-    return engine.settings.get()
+    """The settings; backend credentials are write-only (``hasApiKey`` says one is set)."""
+    return engine.settings.get().public()
 
 
 @router.put("/memory", response_model=MemorySettings)
 def put_memory_settings(body: MemorySettingsUpdate, engine: EngineDep) -> MemorySettings:
-    """Only the fields sent change; out-of-range numbers are clamped, unknown fields refused."""
-    return engine.settings.update(body)
+    """Only the fields sent change; out-of-range values and unknown fields are refused
+    (422). A backend config sent back as read keeps its stored credential."""
+    return engine.settings.update(body).public()

@@ -8,6 +8,7 @@ are refused too (``MemorySettingsUpdate`` forbids extras).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,7 +24,13 @@ from ..errors import InvalidInputError
 from ..urlpolicy import check_endpoint_url
 from .common import JSON_INT, ApiModel, Strategy
 
-__all__ = ["MAX_TOKENS_LIMIT", "MemorySettings", "MemorySettingsUpdate"]
+__all__ = [
+    "MAX_TOKENS_LIMIT",
+    "MemorySettings",
+    "MemorySettingsUpdate",
+    "is_secret_field",
+    "merge_backend_configs",
+]
 
 MAX_TOKENS_LIMIT = 16_000
 
@@ -47,6 +54,55 @@ def _backend(value: Any) -> Any:
 
 
 OptionalText = Annotated[str, Field(max_length=2048)] | None
+
+# Fields of a backend's configuration that hold a credential: stored, used, never returned.
+_SECRET_FIELD = re.compile(
+    r"^(?:api[_-]?key|apikey|token|access[_-]?token|auth[_-]?token|secret|client[_-]?secret|"
+    r"password|passwd|auth(?:orization)?|bearer|credentials?|private[_-]?key|access[_-]?key|"
+    r"secret[_-]?key|integration[_-]?token)$",
+    re.IGNORECASE,
+)
+
+
+def is_secret_field(name: str) -> bool:
+    return bool(_SECRET_FIELD.match(name))
+
+
+def _has(name: str) -> str:
+    return "has" + name[:1].upper() + name[1:]
+
+
+def _public_config(config: dict[str, Any]) -> dict[str, Any]:
+    shown = {k: v for k, v in config.items() if not is_secret_field(k)}
+    for name, value in config.items():
+        if is_secret_field(name):
+            shown[_has(name)] = bool(value)
+    return shown
+
+
+def merge_backend_configs(
+    current: dict[str, dict[str, Any]], changes: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Backend configs after an update. Credentials are write-only: a config sent back as
+    it was read (without its key, with ``hasApiKey``) keeps the stored key; ``""`` or
+    ``null`` removes it; a new value replaces it. ``has*`` flags are never stored."""
+    merged: dict[str, dict[str, Any]] = {}
+    for backend, config in changes.items():
+        kept = {
+            k: v
+            for k, v in current.get(backend, {}).items()
+            if is_secret_field(k) and k not in config
+        }
+        fresh = {
+            k: v
+            for k, v in config.items()
+            if not (k.startswith("has") and is_secret_field(k[3:]))
+            and not (is_secret_field(k) and v in ("", None))
+        }
+        merged[backend] = {**kept, **fresh}
+    return merged
+
+
 _PORT = "(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?"
 # What the URL policy accepts, as far as a pattern can say it (the policy also refuses
 # cloud metadata hosts and addresses): http(s), a host, an optional port and path; no
@@ -108,6 +164,12 @@ class MemorySettings(ApiModel):
     primary_backend: Annotated[str, BeforeValidator(_backend), Field(max_length=64)] = "libsql"
     fallback_backends: Annotated[list[str], Field(max_length=8)] = Field(default_factory=list)
     backend_configs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    def public(self) -> MemorySettings:
+        """These settings as an API may show them: backend credentials replaced by
+        ``has<Field>`` flags (``apiKey`` -> ``hasApiKey: true``)."""
+        configs = {name: _public_config(c) for name, c in self.backend_configs.items()}
+        return self.model_copy(update={"backend_configs": configs})
 
 
 class MemorySettingsUpdate(MemorySettings):

@@ -151,3 +151,28 @@ def test_unknown_route_is_a_json_404(client):
     response = client.get("/api/nothing-here")
     assert response.status_code == 404
     assert response.json()["error"]["type"] == "not_found_error"
+
+
+SECRET = "sk-proj-4fJ9aLx0QmZt7yW2vR8bN3cK"
+
+
+def test_secrets_are_redacted_on_every_write_path(client, db):
+    created = create(
+        client,
+        key=f"note:{SECRET}",
+        content=f"Deploy key is {SECRET} and the password is hunter2",
+        metadata={"source": f"token={SECRET}", SECRET: ["password: hunter2"]},
+    )
+    assert SECRET not in str(created) and "hunter2" not in str(created)
+    assert "[REDACTED]" in created["content"]
+    updated = client.put(f"/api/memory/{created['id']}", json={"content": f"now {SECRET}"})
+    assert updated.json()["content"] == "now [REDACTED]"
+    imported = client.post(
+        "/api/memory/import",
+        content=f'{{"apiKeyId": "key_a", "content": "import with {SECRET}"}}\n',
+        headers={"content-type": "application/x-ndjson"},
+    )
+    assert imported.status_code == 200, imported.text
+    dump = str([dict(r) for r in db.query("SELECT * FROM memories")])
+    assert SECRET not in dump and "hunter2" not in dump
+    assert dump.count("[REDACTED]") >= 4

@@ -26,3 +26,31 @@ def test_settings_refuse_a_metadata_endpoint(client):
     response = client.put("/api/settings/memory", json={"customBaseUrl": "http://169.254.169.254"})
     assert response.status_code == 422
     assert response.json()["error"]["param"] == "customBaseUrl"
+
+
+def test_backend_credentials_are_write_only(client, engine, caplog):
+    secret = "obsidian-secret-token-1234567890"
+    body = {
+        "backendConfigs": {
+            "obsidian": {"baseUrl": "https://127.0.0.1:27124", "apiKey": secret, "folder": "mem"}
+        }
+    }
+    written = client.put("/api/settings/memory", json=body)
+    assert written.status_code == 200
+    shown = written.json()["backendConfigs"]["obsidian"]
+    assert shown == {"baseUrl": "https://127.0.0.1:27124", "folder": "mem", "hasApiKey": True}
+    read = client.get("/api/settings/memory")
+    assert secret not in read.text
+    # Sent back as read (a UI saving the form): the stored key stays.
+    again = client.put(
+        "/api/settings/memory", json={"backendConfigs": read.json()["backendConfigs"]}
+    )
+    assert again.json()["backendConfigs"]["obsidian"]["hasApiKey"] is True
+    assert engine.settings.get().backend_configs["obsidian"]["apiKey"] == secret
+    # An empty key removes it.
+    cleared = client.put(
+        "/api/settings/memory", json={"backendConfigs": {"obsidian": {"apiKey": "", "folder": "m"}}}
+    )
+    assert cleared.json()["backendConfigs"]["obsidian"] == {"folder": "m"}
+    assert "apiKey" not in engine.settings.get().backend_configs["obsidian"]
+    assert secret not in caplog.text
