@@ -180,6 +180,14 @@ class SearchIndex(Protocol):
 
     def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]: ...
 
+    def mentions(self, who: OwnerFilter, terms: list[str]) -> set[str]:
+        """Which of ``terms`` (words) any of ``who``'s memories contains."""
+        ...
+
+    def standing(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
+        """Live standing instructions (``metadata.category`` instruction), newest first."""
+        ...
+
 
 class ApiKeyStore(Protocol):
     def create(self, name: str, now_ms: int) -> ApiKeyCreated: ...

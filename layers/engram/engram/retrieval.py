@@ -37,10 +37,11 @@ from .models import (
 from .models.retrieval import Tier
 from .ports import DenseScores, Reranker, RetrievalStats, SearchIndex
 from .settings import SettingsStore
+from .terms import coverage, proper_names, query_terms, subject_words
 from .tokens import estimate_tokens
 from .vectors import VectorService
 
-__all__ = ["RERANK_TOP", "Retriever"]
+__all__ = ["FLOOR_BY_SOURCE", "KEYWORD_COVERAGE", "RERANK_TOP", "Retriever"]
 
 log = logging.getLogger(__name__)
 # Weighted fusion scores this many keyword matches (ids and BM25 only), so a memory
@@ -51,6 +52,16 @@ FUSION_SPARE = 10
 # How many of the best candidates a reranker reorders (the rest keep their place).
 RERANK_TOP = 30
 T = TypeVar("T")
+# The relevance floor (bench/relevance.py): a memory is injected when its cosine to the
+# query reaches the floor of the embedder that made it, or when it matches keywords
+# covering this share of the query's content words. Cosines differ by model, so each
+# local model has its own calibrated floor; a remote model's is unknown, so vectors
+# alone never pass it and only keyword evidence (or an explicit setting) counts.
+FLOOR_BY_SOURCE = {"static": 0.3, "transformers": 0.3}
+UNKNOWN_MODEL_FLOOR = 1.0
+KEYWORD_COVERAGE = 0.5
+# Standing instructions injected with every request, at most.
+STANDING_LIMIT = 10
 
 
 @dataclass
@@ -60,6 +71,7 @@ class _Candidate:
     score: float = 0.0
     fts_score: float | None = None
     vec_score: float | None = None
+    coverage: float | None = None
 
 
 @dataclass
@@ -128,6 +140,9 @@ class Retriever:
         outcome = self._rank(strategy, request, who, now, cutoff, settings, read_only)
         if strategy is not Strategy.EXACT and request.query.strip():
             self._rerank(request.query, outcome)
+            self._floor(request, settings, outcome, who)
+        if strategy is not Strategy.EXACT:
+            self._standing(who, now, cutoff, outcome)
         results, used = _fit_budget(outcome.ranked, budget, request.limit)
         if not read_only:
             self._record(api_key_id, bool(results), now)
@@ -140,6 +155,69 @@ class Retriever:
             reason="; ".join(outcome.reasons) or None,
         )
         return RetrievalResult(results=results, tokens_used=used, resolution=resolution)
+
+    def _floor(
+        self,
+        request: RetrievalRequest,
+        settings: MemorySettings,
+        outcome: _Outcome,
+        who: OwnerFilter,
+    ) -> None:
+        """Drop what is not relevant enough to inject; say so when nothing is left.
+
+        A question naming someone or something no memory mentions has nothing in memory
+        ("What did Caroline say?" to a key that never heard of Caroline): nothing goes
+        in. A question whose names the memories do know is anchored by them, and the
+        ranking decides. Any other question needs, per memory, a cosine at the
+        embedder's floor or keywords covering half its words.
+        """
+        terms = query_terms(request.query)
+        for candidate in outcome.ranked:
+            candidate.coverage = coverage(terms, _searchable(candidate.memory))
+        floor = request.relevance_floor
+        if floor is None:
+            floor = settings.relevance_floor
+        if floor is None:
+            floor = FLOOR_BY_SOURCE.get(outcome.embedding_source or "", UNKNOWN_MODEL_FLOOR)
+        if floor <= 0 or not outcome.ranked:
+            return
+        names = proper_names(request.query)
+        if names:
+            try:
+                known = self.search.mentions(who, names)
+            except StorageError:
+                known = set(names)  # cannot tell: leave the ranking as it is
+            if known:
+                return
+            outcome.reasons.append(
+                f"nothing relevant: no memory mentions {', '.join(sorted(names))}"
+            )
+            outcome.ranked = []
+            return
+        kept = [
+            c
+            for c in outcome.ranked
+            if (c.vec_score is not None and c.vec_score >= floor)
+            or (c.coverage is not None and c.coverage >= KEYWORD_COVERAGE)
+        ]
+        if not kept:
+            outcome.reasons.append(
+                f"nothing relevant: {len(outcome.ranked)} candidates below the relevance floor"
+            )
+        outcome.ranked = kept
+
+    def _standing(self, who: OwnerFilter, now: int, cutoff: int, outcome: _Outcome) -> None:
+        """Standing instructions ("keep answers under 200 words") go with every request,
+        first, whatever the question: they say how to answer, not what about."""
+        try:
+            found = self.search.standing(who, now, cutoff, STANDING_LIMIT)
+        except StorageError as exc:
+            log.warning("standing instructions not read: %s", exc.message)
+            return
+        seen = {m.id for m in found}
+        outcome.ranked = [_Candidate(m, "standing") for m in found] + [
+            c for c in outcome.ranked if c.memory.id not in seen
+        ]
 
     def _record(self, api_key_id: str, hit: bool, now: int) -> None:
         """Count the retrieval for the hit rate; a counter that cannot be written (a locked
@@ -308,6 +386,12 @@ class Retriever:
         return ranked
 
 
+def _searchable(memory: Memory) -> str:
+    """A memory's words as keyword search sees them, with the kind of thing it is about
+    ("use Django" is about a backend framework)."""
+    return f"{memory.key} {memory.content} {subject_words(memory.metadata.get('subject'))}"
+
+
 def _fit_budget(
     ranked: list[_Candidate], budget: int, limit: int
 ) -> tuple[list[RetrievedMemory], int]:
@@ -338,4 +422,5 @@ def _public(candidate: _Candidate, tokens: int) -> RetrievedMemory:
         tokens=tokens,
         fts_score=candidate.fts_score,
         vec_score=candidate.vec_score,
+        keyword_coverage=candidate.coverage,
     )

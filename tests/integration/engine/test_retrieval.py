@@ -30,8 +30,10 @@ def contents(result):
 
 @pytest.fixture
 def keyword_only(engine):
-    """The keyword tier alone: what retrieval does with no embedder (static off)."""
-    engine.settings.update(MemorySettingsUpdate(static_enabled=False))
+    """The keyword tier alone: what retrieval does with no embedder (static off), and
+    with no relevance floor, so the reference's ranking and fallbacks show as they are
+    (the floor has its own tests: test_relevance.py)."""
+    engine.settings.update(MemorySettingsUpdate(static_enabled=False, relevance_floor=0.0))
     return engine
 
 

@@ -177,7 +177,7 @@ def test_chat_proxy_handler_with_the_sample_event(lambda_env, monkeypatch):
     admin = open_engine(Config(db_url=lambda_env))
     key = admin.keys.create(ApiKeyCreate(name="lambda"))
     admin.settings.update(MemorySettingsUpdate(enabled=True))
-    admin.memories.extract_and_store(key.id, "I always commit before pushing.")
+    admin.memories.extract_and_store(key.id, "I always test my Postgres migrations before pushing.")
     admin.close()
     event = load_event("chat_proxy_completion")
     event["headers"]["authorization"] = f"Bearer {key.secret}"
@@ -189,6 +189,6 @@ def test_chat_proxy_handler_with_the_sample_event(lambda_env, monkeypatch):
         sent = stub.requests[0]["json"]["messages"]
     assert sent[0] == {
         "role": "system",
-        "content": "Memory context:\n- pattern: always commit before pushing",
+        "content": "Memory context:\n- pattern: always test my Postgres migrations before pushing",
     }
     assert sent[1] == {"role": "system", "content": "You are terse."}

@@ -11,7 +11,7 @@ from .memory import Memory
 
 __all__ = ["Resolution", "RetrievalRequest", "RetrievalResult", "RetrievedMemory", "Tier"]
 
-Tier = Literal["keyword", "vector", "hybrid", "recent"]
+Tier = Literal["keyword", "vector", "hybrid", "recent", "standing"]
 
 
 class RetrievalRequest(ApiModel):
@@ -34,6 +34,10 @@ class RetrievalRequest(ApiModel):
     limit: Annotated[int, Field(ge=1, le=100), JSON_INT] = 20
     session_id: SessionId | None = None
     scope: Scope = Scope.API_KEY
+    relevance_floor: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+        None,
+        description="Override the settings' relevance floor for this request (0: none)",
+    )
 
 
 class RetrievedMemory(Memory):
@@ -42,6 +46,9 @@ class RetrievedMemory(Memory):
     tokens: int
     fts_score: float | None = Field(None, description="Keyword relevance (negated BM25)")
     vec_score: float | None = Field(None, description="Cosine similarity to the query")
+    keyword_coverage: float | None = Field(
+        None, description="Share of the query's words the memory contains (keyword matches)"
+    )
 
 
 class Resolution(ApiModel):

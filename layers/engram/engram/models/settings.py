@@ -132,6 +132,11 @@ class MemorySettings(ApiModel):
     # How hybrid combines keyword and vector evidence (engram/fusion.py).
     fusion: Literal["weighted", "rrf"] = "weighted"
     auto_summarize: StrictBool = False
+    # Below this a memory is not injected (bench/relevance.py calibrates the default):
+    # a memory without a keyword match needs this cosine to the query; 0 turns it off.
+    relevance_floor: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+        None, description="Cosine floor for memories without a keyword match; null: calibrated"
+    )
     # Whose words facts are taken from: the user's turns only, or the assistant's too
     # (the reference's behaviour; those facts are marked and injected as the assistant's).
     extract_from: Literal["user", "both"] = "user"

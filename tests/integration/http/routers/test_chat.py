@@ -103,15 +103,14 @@ def test_remembers_across_requests(chat, stub, jobs, engine, key):
 
     second = ask(chat, "Which database should I use?")
     assert second.status_code == 200
-    assert second.headers["x-engram-memories"] == "2"
+    # Only what is relevant goes in: the database decision, not the TypeScript liking.
+    assert second.headers["x-engram-memories"] == "1"
     sent = stub.requests[1]["json"]["messages"]
     assert sent[0]["role"] == "system"
-    lines = sent[0]["content"].split("\n")
-    assert lines[0] == "Memory context:"
-    assert set(lines[1:]) == {
-        "- preference: TypeScript",
+    assert sent[0]["content"].split("\n") == [
+        "Memory context:",
         "- decision: use Postgres for this project",
-    }
+    ]
     assert sent[1] == {"role": "user", "content": "Which database should I use?"}
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...models import OwnerFilter
 from ...models.common import from_millis
+from ...terms import subject_words
 from .database import Database, Row
 from .sql import owner_sql
 
@@ -26,11 +27,15 @@ WINDOW = 2  # neighbours on each side
 
 
 def date_words(metadata: dict[str, Any], created_ms: int) -> str:
+    """The words of a memory's date, and of the kind of thing it is about when extraction
+    knows it ("use Django" is found by "which backend framework")."""
+    words = subject_words(metadata.get("subject"))
+    about = f" {words}"[:100] if words else ""
     date = metadata.get("date")
     if isinstance(date, str) and date.strip():
-        return date.strip()[:100]
+        return date.strip()[:100] + about
     moment: datetime = from_millis(created_ms)
-    return f"{moment.day} {moment:%B %Y}"
+    return f"{moment.day} {moment:%B %Y}{about}"
 
 
 def _window(db: Database, owner: str, session: str, created: int, seq: int) -> list[Row]:

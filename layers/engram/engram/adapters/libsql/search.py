@@ -129,6 +129,32 @@ class SearchRepository:
         )
         return [(int(r["seq"]), float(r["bm25_score"])) for r in rows]
 
+    def mentions(self, who: OwnerFilter, terms: list[str]) -> set[str]:
+        """Which of ``terms`` any of ``who``'s rows contains (one index probe each)."""
+        found = set()
+        for term in terms:
+            match = build_match([term])
+            if match is None:
+                continue
+            row = self.db.query_one(
+                "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT 1",
+                [f"{fts_owner_prefix(who)}({match})"],
+            )
+            if row is not None:
+                found.add(term)
+        return found
+
+    def standing(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
+        owner_clause, params = owner_sql(who)
+        live_sql, extra = live(now_ms)
+        rows = self.db.query(
+            f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
+            " AND m.updated_at >= ? AND json_extract(m.metadata, '$.category') = 'instruction'"
+            " ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
+            [*params, *extra, cutoff_ms, limit],
+        )
+        return [row_to_memory(r) for r in rows]
+
     def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
         """Live memories, most recently stated first."""
         owner_clause, params = owner_sql(who)
