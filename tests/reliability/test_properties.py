@@ -1,6 +1,7 @@
-"""Random sequences of writes through the REST API, checked after every step against a
-model of what must be stored, and for isolation between API keys on every read path
-(list, get, export, preview, chat injection through a stub upstream).
+"""Random sequences of writes through the REST API (create, update, delete, import,
+forget in bulk), checked after every step against a model of what must be stored, and
+for isolation between API keys on every read path (list, get, export, preview, chat
+injection through a stub upstream).
 
 A real libSQL file and the real app (in process, through Starlette's test client);
 Hypothesis shrinks any failing sequence to a short reproduction.
@@ -162,6 +163,23 @@ class MemoryApi(RuleBasedStateMachine):
             else:
                 self.model[existing].content = content
         assert response.json()["created"] == created
+
+    @rule(who=st.integers(0, OWNERS - 1), session=st.sampled_from(SESSIONS), dry=st.booleans())
+    def forget(self, who: int, session: str | None, dry: bool) -> None:
+        owner = self.owner(who)
+        params = {"apiKeyId": owner, "dryRun": str(dry).lower()}
+        if session is not None:
+            params["sessionId"] = session
+        doomed = [i for i, m in self.mine(owner).items() if session is None or m.session == session]
+        response = self.client.delete("/api/memory", params=params, headers=AUTH)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["matched"] == len(doomed)
+        assert body["deleted"] == (0 if dry else len(doomed))
+        if not dry:
+            for memory in doomed:
+                del self.model[memory]
+                assert self.client.get(f"/api/memory/{memory}", headers=AUTH).status_code == 404
 
     # -- reads, checked after every step --------------------------------------------------------
 
