@@ -2,7 +2,7 @@ import pytest
 from pydantic import ValidationError
 
 from engram import MemorySettings, MemorySettingsUpdate
-from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, Strategy
+from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest, Strategy
 
 
 def test_content_over_8192_characters_is_refused():
@@ -117,5 +117,11 @@ def test_settings_update_refuses_unknown_fields_and_wrong_types():
         MemorySettingsUpdate.model_validate({"maxTokens": "lots"})
     with pytest.raises(ValidationError):
         MemorySettingsUpdate.model_validate({"maxTokens": True})
+    for floor in (False, "0.5"):  # JSON numbers only: pydantic would read false as 0.0
+        with pytest.raises(ValidationError, match="JSON number"):
+            MemorySettingsUpdate.model_validate({"relevanceFloor": floor})
+        with pytest.raises(ValidationError, match="JSON number"):
+            RetrievalRequest.model_validate({"relevanceFloor": floor})
+    assert RetrievalRequest.model_validate({"relevanceFloor": 1}).relevance_floor == 1.0
     with pytest.raises(ValidationError):
         MemorySettingsUpdate.model_validate({"vectorStore": "pinecone"})

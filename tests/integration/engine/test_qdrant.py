@@ -15,6 +15,7 @@ from engram import Config, MemorySettingsUpdate, open_engine
 from engram.models import (
     EmbeddingJob,
     MemoryCreate,
+    MemoryImport,
     QdrantSettingsUpdate,
     RetrievalRequest,
     Strategy,
@@ -160,6 +161,20 @@ def test_hybrid_retrieval_answers_from_qdrant(qdrant):
     assert result.resolution.fallback is False
     assert result.results[0].content == "My cat is named Biscuit"
     assert result.results[0].vec_score is not None
+
+
+def test_imported_ids_that_are_not_uuids_are_mirrored_found_and_deleted(qdrant):
+    # Qdrant only takes UUID (or integer) point ids; an import may keep any id.
+    for memory_id, content in (("legacy-1", "My cat is named Biscuit"), ("notes_2", "Sushi")):
+        qdrant.memories.upsert(MemoryImport(id=memory_id, api_key_id="k1", content=content))
+    embed_all(qdrant)
+    assert qdrant.vectors.reindex(max_seconds=10, target="qdrant").processed == 2
+    assert points(qdrant) == 2
+    result = qdrant.retrieval.retrieve("k1", RetrievalRequest(query="what is my cat called"))
+    assert result.resolution.vector_store == "qdrant" and result.resolution.fallback is False
+    assert result.results[0].id == "legacy-1"
+    qdrant.memories.delete("legacy-1")
+    assert points(qdrant) == 1
 
 
 def test_deleting_a_memory_removes_its_point(qdrant):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +27,19 @@ T = TypeVar("T")
 
 class DimensionMismatch(UnavailableError):
     """The collection holds vectors of another dimension than the active embedder's."""
+
+
+def point_id(memory_id: str) -> str:
+    """Qdrant takes UUIDs (or integers) as point ids; engine ids are UUIDs, but an imported
+    memory may carry any id, which maps to a stable name-based UUID (the payload keeps the
+    memory id, and hits are read back through it)."""
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        return str(uuid.uuid5(_POINT_NAMESPACE, memory_id))
+
+
+_POINT_NAMESPACE = uuid.UUID("6f1c2a7e-3f0b-4f64-9a53-6c8e5d1b2a90")
 
 
 class QdrantStore:
@@ -142,7 +156,7 @@ class QdrantStore:
 
         self.ensure_collection(len(points[0][1]))
         structs = [
-            models.PointStruct(id=memory_id, vector=list(vector), payload=payload)
+            models.PointStruct(id=point_id(memory_id), vector=list(vector), payload=payload)
             for memory_id, vector, payload in points
         ]
         self._call("upsert", lambda c: c.upsert(self.settings.collection, points=structs))
@@ -156,7 +170,7 @@ class QdrantStore:
             "delete",
             lambda c: c.delete(
                 self.settings.collection,
-                points_selector=models.PointIdsList(points=list(memory_ids)),
+                points_selector=models.PointIdsList(points=[point_id(m) for m in memory_ids]),
             ),
         )
 
@@ -213,7 +227,12 @@ class QdrantStore:
                 with_payload=True,
             ),
         )
-        return [QdrantHit(str(p.id), float(p.score), dict(p.payload or {})) for p in result.points]
+        return [
+            QdrantHit(
+                str((p.payload or {}).get("memoryId", p.id)), float(p.score), dict(p.payload or {})
+            )
+            for p in result.points
+        ]
 
     def count(self) -> int:
         if self.collection_dimension() is None:

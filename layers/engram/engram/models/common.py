@@ -23,6 +23,7 @@ __all__ = [
     "DAY_MS",
     "GLOBAL_OWNER",
     "JSON_INT",
+    "JSON_NUMBER",
     "MAX_CONTENT_CHARS",
     "MAX_METADATA_BYTES",
     "MAX_METADATA_DEPTH",
@@ -132,6 +133,16 @@ def _json_integer(value: Any) -> Any:
 # Put after the field's constraints (``Annotated[int, Field(ge=1), JSON_INT]``): placed
 # before them, pydantic would write the constraints into the JSON schema as ge/le.
 JSON_INT = BeforeValidator(_json_integer)
+
+
+def _json_number(value: Any) -> Any:
+    """A number as JSON writes it: 0.3 or 1, never "0.3" or false."""
+    if isinstance(value, str | bool):
+        raise ValueError("must be a JSON number")
+    return value
+
+
+JSON_NUMBER = BeforeValidator(_json_number)
 
 
 def _iso(value: datetime) -> str:

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from .common import JSON_INT, ApiModel, Scope, SessionId, Strategy
+from .common import JSON_INT, JSON_NUMBER, ApiModel, Scope, SessionId, Strategy
 from .memory import Memory
 
 __all__ = ["Resolution", "RetrievalRequest", "RetrievalResult", "RetrievedMemory", "Tier"]
@@ -34,7 +34,7 @@ class RetrievalRequest(ApiModel):
     limit: Annotated[int, Field(ge=1, le=100), JSON_INT] = 20
     session_id: SessionId | None = None
     scope: Scope = Scope.API_KEY
-    relevance_floor: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+    relevance_floor: Annotated[float, Field(ge=0.0, le=1.0), JSON_NUMBER] | None = Field(
         None,
         description="Override the settings' relevance floor for this request (0: none)",
     )

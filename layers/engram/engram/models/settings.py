@@ -22,7 +22,7 @@ from pydantic import (
 
 from ..errors import InvalidInputError
 from ..urlpolicy import check_endpoint_url
-from .common import JSON_INT, ApiModel, Strategy
+from .common import JSON_INT, JSON_NUMBER, ApiModel, Strategy
 
 __all__ = [
     "MAX_TOKENS_LIMIT",
@@ -134,7 +134,7 @@ class MemorySettings(ApiModel):
     auto_summarize: StrictBool = False
     # Below this a memory is not injected (bench/relevance.py calibrates the default):
     # a memory without a keyword match needs this cosine to the query; 0 turns it off.
-    relevance_floor: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+    relevance_floor: Annotated[float, Field(ge=0.0, le=1.0), JSON_NUMBER] | None = Field(
         None, description="Cosine floor for memories without a keyword match; null: calibrated"
     )
     # Whose words facts are taken from: the user's turns only, or the assistant's too
