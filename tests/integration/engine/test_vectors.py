@@ -104,9 +104,9 @@ def test_a_changed_embedder_marks_everything_for_reindex(engine, db):
     assert ask(engine, "what is my cat called?").resolution.embedding_source == "transformers"
 
 
-def test_int8_quantization_is_part_of_the_signature(db_path, clock, db):
+def test_int8_quantization_is_part_of_the_signature(db_url, clock, db):
     def open_with(quantization):
-        config = Config(db_url=f"file:{db_path}", vec_quantization=quantization)
+        config = Config(db_url=db_url, vec_quantization=quantization)
         return open_engine(config, clock=clock, jobs="manual")
 
     first = open_with("none")

@@ -6,6 +6,10 @@ and several connections writing from threads fight over the file lock
 Two *processes* on one WAL file are safe (SQLite's own locking), which is how
 Lambda instances or a local server plus a CLI share a database.
 
+A remote URL (``libsql://``, ``https://``, ``wss://``...) is served by
+:class:`~.hrana.HranaConnection` (one HTTP request per statement, every request bounded
+by ``timeout_s``); a file by the ``libsql`` binding.
+
 The connection runs in autocommit mode (``isolation_level=None``) and every
 multi-statement write goes through :meth:`Database.transaction`, which opens
 ``BEGIN IMMEDIATE`` so a writer takes the write lock up front instead of failing
@@ -25,6 +29,7 @@ from typing import Any
 import libsql
 
 from ...errors import StorageError
+from .hrana import HranaConnection, HranaResult
 
 __all__ = ["Database", "Row", "split_statements"]
 
@@ -77,15 +82,17 @@ class Database:
         auth_token: str | None = None,
         busy_timeout_ms: int = 10_000,
         cache_mb: int = 64,
+        timeout_s: float = 10.0,
     ):
         self.url = url
         self.is_remote = url.startswith(_REMOTE_SCHEMES)
         self.read_only = False
         self._lock = threading.RLock()
         self._closed = False
+        self._conn: Any
         try:
             if self.is_remote:
-                self._conn = libsql.connect(url, auth_token=auth_token or "", isolation_level=None)
+                self._conn = HranaConnection(url, auth_token, timeout_s)
             else:
                 target, path = _local_path(url)
                 if path != ":memory:":
@@ -122,8 +129,11 @@ class Database:
         with self._lock:
             try:
                 cursor = self._open().execute(sql, tuple(params))
-                rows = cursor.fetchall() or []  # None for statements without rows
-                names = [d[0] for d in cursor.description or ()]
+                if isinstance(cursor, HranaResult):
+                    rows, names = cursor.rows, cursor.names
+                else:
+                    rows = cursor.fetchall() or []  # None for statements without rows
+                    names = [d[0] for d in cursor.description or ()]
             except ValueError as exc:
                 raise StorageError(str(exc)) from exc
         return [dict(zip(names, row, strict=True)) for row in rows]
@@ -169,14 +179,17 @@ class Database:
             try:
                 yield self
             except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
+                # A rollback that fails (the server is gone) must not hide why we roll back.
+                with contextlib.suppress(ValueError, StorageError):
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
                 raise
             try:
                 self._conn.execute("COMMIT")
-            except ValueError as exc:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
+            except (ValueError, StorageError) as exc:
+                with contextlib.suppress(ValueError, StorageError):
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
                 raise StorageError(f"commit failed: {exc}") from exc
 
     def checkpoint(self) -> None:
