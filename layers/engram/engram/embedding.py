@@ -1,5 +1,10 @@
 """The embedder the current settings select (SPEC section 6), resolved again only when
-the settings that choose it change."""
+the settings that choose it change.
+
+The stored settings are the one source of truth: every process of a deployment
+chooses the same source from them (``MemorySettings.chosen_embedding_source``), and
+a process that cannot build it (no key, no endpoint, no model files) gets no embedder
+and the reason, never another source's embedder (see ``engram.vectors``)."""
 
 from __future__ import annotations
 
@@ -24,7 +29,11 @@ class ActiveEmbedder:
         self._key: tuple[Any, ...] | None = None
         self._choice = EmbedderChoice(None, "not resolved yet")
 
-    def current(self) -> EmbedderChoice:
+    def current(self, *, fresh: bool = False) -> EmbedderChoice:
+        """The choice for the settings as cached; ``fresh`` reads them from storage first
+        (before anything as drastic as resetting every stored vector)."""
+        if fresh:
+            self.settings.invalidate()
         s = self.settings.get()
         key = (
             s.embedding_source,

@@ -32,10 +32,13 @@ class FailureLog:
                 component=component, error=error, at=from_millis(self.now_ms()), count=count
             )
 
-    def recovered(self, component: str) -> None:
+    def recovered(self, component: str, *, error_prefix: str = "") -> None:
+        """Clear the component's failure (only one whose error starts with ``error_prefix``)."""
         if component in self._failures:  # cheap check first: this is on every success
             with self._lock:
-                self._failures.pop(component, None)
+                failure = self._failures.get(component)
+                if failure is not None and failure.error.startswith(error_prefix):
+                    del self._failures[component]
 
     def current(self) -> list[ComponentFailure]:
         with self._lock:

@@ -261,16 +261,30 @@ class EmbeddingCache(Protocol):
 
 @dataclass(frozen=True)
 class EmbedderChoice:
-    """The embedder the settings resolve to, or None and why not."""
+    """The embedder the settings resolve to, or None and why not.
+
+    ``source`` is the source the settings choose (``MemorySettings.chosen_embedding_source``)
+    whether or not this process could build it: an ``embedder`` of None with a
+    ``source`` means the configured embedder is unavailable here; without a ``source``,
+    no embedding source is enabled at all.
+    """
 
     embedder: Embedder | None
     reason: str | None = None
+    source: str | None = None
+
+    @property
+    def unavailable(self) -> bool:
+        """The settings choose an embedder this process cannot build."""
+        return self.embedder is None and self.source is not None
 
 
 class EmbedderCatalog(Protocol):
     """Which embedders exist here and which one settings select (SPEC section 6)."""
 
-    def resolve(self, settings: MemorySettings) -> EmbedderChoice: ...
+    def resolve(self, settings: MemorySettings) -> EmbedderChoice:
+        """The embedder of ``settings.chosen_embedding_source()``, never another one."""
+        ...
 
     def providers(self, settings: MemorySettings) -> list[EmbeddingProvider]: ...
 

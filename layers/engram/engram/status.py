@@ -38,12 +38,15 @@ class StatusService:
 
     def report(self) -> EngineStatus:
         settings = self.settings.get()
-        embedder = self.embeddings.current().embedder
+        choice = self.embeddings.current()
+        embedder = choice.embedder
         meta = self.rows.meta()
         total, pending = self.rows.counts()
         return EngineStatus(
             keyword_tier=KeywordTierStatus(available=self.search.available()),
             embedding_source=None if embedder is None else embedder.source,
+            embedding_configured=choice.source,
+            embedding_unavailable=choice.reason if choice.unavailable else None,
             embedding_providers=self.embedding_providers(),
             vector_store=VectorStoreStatus(
                 requested=settings.vector_store,

@@ -6,6 +6,19 @@ embedded by the embedding worker (every write asks for it), lazily by retrieval
 (a bounded batch), and by reindex batches. Dense search asks the tiers in order
 (Qdrant when it is the vector store, then libSQL's own vectors) and says in
 ``reasons`` why it fell back.
+
+One embedder for the whole deployment. The chat proxy, the workers, the memory API,
+the preview and the reindex schedule share one database but not one environment.
+Only the embedder the stored settings choose may write vectors or reset the
+signature; a process that cannot build it (no key or endpoint for ``remote``, no
+model files) does not fall back to another source: it writes no vector, resets
+nothing, leaves memories pending for a process that can, ranks on keywords alone,
+and says so (``resolution``, ``failures``, engine-status's ``embeddingUnavailable``).
+Falling back would make processes disagree on the signature and each would reset
+every stored vector to its own, every time it ran (issue 13: static -> remote ->
+static every five minutes). For the same reason a reset is decided on settings read
+fresh from storage: a process whose cached settings are older than another's must
+not undo the re-embedding the newer settings asked for.
 """
 
 from __future__ import annotations
@@ -38,6 +51,8 @@ log = logging.getLogger(__name__)
 LAZY_BATCH_LOCAL = 512
 LAZY_BATCH_REMOTE = 32
 OnStored = Callable[[list[int], Vectors], None]
+# How a failure of the configured embedder to be built here is worded (and recognised).
+_UNAVAILABLE = "unavailable"
 
 
 def signature_of(embedder: Embedder, int8: bool) -> str:
@@ -137,11 +152,34 @@ class VectorService:
         self.int8 = int8
         self.background_s = background_s
 
-    def _maintenance(self) -> tuple[VectorMaintenance | None, str | None]:
-        choice = self.embeddings.current()
+    def _maintenance(self, *, fresh: bool = False) -> tuple[VectorMaintenance | None, str | None]:
+        """Upkeep by the configured embedder, or None and why (recorded as a failure when
+        the settings choose an embedder this process cannot build)."""
+        choice = self.embeddings.current(fresh=fresh)
         if choice.embedder is None:
-            return None, choice.reason
+            if not choice.unavailable:  # keyword only by configuration: nothing is failing
+                self.failures.recovered("embedder", error_prefix=_UNAVAILABLE)
+                return None, choice.reason
+            log.warning("the configured embedder is unavailable here: %s", choice.reason)
+            self.failures.failed("embedder", f"{_UNAVAILABLE}: {choice.reason}")
+            return None, f"embedding {_UNAVAILABLE}: {choice.reason}"
+        self.failures.recovered("embedder", error_prefix=_UNAVAILABLE)
         return VectorMaintenance(self.rows, choice.embedder, self.int8, self.now_ms), None
+
+    def _in_step(
+        self, maintenance: VectorMaintenance
+    ) -> tuple[VectorMaintenance | None, str | None]:
+        """Upkeep whose signature the stored vectors have: when they differ, the settings
+        are read again from storage and, if they still choose this embedding, every
+        vector is reset for it. None and why when the fresh settings choose an embedder
+        this process cannot build (the vectors are then left as they are)."""
+        if maintenance.signature_matches():
+            return maintenance, None
+        confirmed, reason = self._maintenance(fresh=True)
+        if confirmed is None:
+            return None, reason
+        confirmed.ensure_signature()
+        return confirmed, None
 
     # -- search ---------------------------------------------------------------------------
 
@@ -156,14 +194,16 @@ class VectorService:
         maintenance, reason = self._maintenance()
         if maintenance is None:
             return DenseAnswer(None, reasons=[f"keyword only: {reason}"])
-        embedder = maintenance.embedder
         answer = DenseAnswer(None)
         try:
             if read_only and not maintenance.signature_matches():
                 answer.reasons.append("keyword only: stored vectors are of another embedding")
                 return answer
             if not read_only:
-                maintenance.ensure_signature()
+                maintenance, reason = self._in_step(maintenance)
+                if maintenance is None:
+                    answer.reasons.append(f"keyword only: {reason}")
+                    return answer
         except EmbeddingError as exc:  # a remote embedder learns its dimension by calling
             log.warning("vector search unavailable: %s", exc.message)
             self.failures.failed("embedder", exc.message)
@@ -174,6 +214,7 @@ class VectorService:
             self.failures.failed("vectors", exc.message)
             answer.reasons += [f"vectors unavailable ({exc.message})", "keyword only"]
             return answer
+        embedder = maintenance.embedder
         if not read_only:
             self._embed_lazily(maintenance, who)
         try:
@@ -237,10 +278,11 @@ class VectorService:
     def process_embedding(self, job: EmbeddingJob) -> int:
         """Embed the job's memories if they still need it (idempotent by construction)."""
         maintenance, reason = self._maintenance()
-        if maintenance is None:
+        if maintenance is not None:
+            maintenance, reason = self._in_step(maintenance)
+        if maintenance is None:  # left pending for a process that can (lazily, reindex)
             log.info("embedding job %s skipped: %s", job.request_id, reason)
             return 0
-        maintenance.ensure_signature()
         return maintenance.embed_pending(
             job.api_key_id, limit=len(job.memory_ids) + 64, on_stored=self._mirror
         )
@@ -253,9 +295,10 @@ class VectorService:
         if target == "qdrant":
             return self._backfill_qdrant(max_seconds)
         maintenance, reason = self._maintenance()
+        if maintenance is not None:
+            maintenance, reason = self._in_step(maintenance)
         if maintenance is None:
             return ReindexResult(started=False, pending=self.rows.pending_count(), reason=reason)
-        maintenance.ensure_signature()
         if force:
             self.rows.mark_all_pending()
         processed = maintenance.reindex(max_seconds, on_stored=self._mirror)

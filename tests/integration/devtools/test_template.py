@@ -91,6 +91,37 @@ def test_queue_visibility_is_six_times_the_consumer_timeout():
             assert properties["RedrivePolicy"]["maxReceiveCount"] >= 1
 
 
+# What decides the embedder a function can build and the signature of its vectors.
+EMBEDDING_FIELDS = (
+    "upstream_base_url",
+    "upstream_api_key",
+    "embedding_api_key",
+    "vec_quantization",
+    "static_model",
+    "transformers_model",
+    "static_cache_dir",
+)
+
+
+def test_every_function_gets_one_embedding_configuration():
+    """Every function may embed (queries, new memories, reindex). One that could not build
+    the configured embedder would leave vectors pending (issue 13: the chat proxy alone
+    had the key, and the others reset the vectors to another embedder)."""
+    from engram import Config
+
+    names = [Config.model_fields[field].alias for field in EMBEDDING_FIELDS]
+    seen = {
+        logical_id: ({n: f.environment.get(n) for n in names}, f.layers)
+        for logical_id, f in FUNCTIONS.items()
+    }
+    first = next(iter(seen.values()))
+    assert all(found == first for found in seen.values()), seen
+    environment = first[0]
+    assert environment["ENGRAM_UPSTREAM_BASE_URL"] == {"Ref": "UpstreamBaseUrl"}
+    assert environment["ENGRAM_UPSTREAM_API_KEY"] is not None
+    assert environment["ENGRAM_EMBEDDING_API_KEY"] is not None
+
+
 def test_layer_requirements_are_generated_from_pyproject(layers):
     """The requirements sam build reads are in the checkout: they must not drift."""
     for folder, extra in (("engram", None), ("transformers", "transformers"), ("qdrant", "qdrant")):

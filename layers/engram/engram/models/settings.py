@@ -170,6 +170,33 @@ class MemorySettings(ApiModel):
     fallback_backends: Annotated[list[str], Field(max_length=8)] = Field(default_factory=list)
     backend_configs: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
+    @property
+    def remote_embedding_model(self) -> str | None:
+        """The model a remote embedder is asked for (``customModelId`` first)."""
+        return self.custom_model_id or self.embedding_provider_model
+
+    def chosen_embedding_source(self) -> Literal["remote", "static", "transformers"] | None:
+        """The embedding source these settings choose, decided by the stored settings
+        alone (None: none is enabled, retrieval is keyword only).
+
+        ``auto`` means remote when a remote model is named, else static when enabled,
+        else transformers when enabled. Whether this process holds what the source needs
+        (a key, an endpoint, the model files) is deliberately not part of the choice:
+        every process of a deployment must choose the same embedder, or each one that
+        chose differently would reset the stored vectors to its own signature
+        (``engram.vectors``). A process that cannot build the chosen embedder leaves
+        vectors alone and says so instead of falling back to another one.
+        """
+        if self.embedding_source != "auto":
+            return self.embedding_source
+        if self.remote_embedding_model:
+            return "remote"
+        if self.static_enabled:
+            return "static"
+        if self.transformers_enabled:
+            return "transformers"
+        return None
+
     def public(self) -> MemorySettings:
         """These settings as an API may show them: backend credentials replaced by
         ``has<Field>`` flags (``apiKey`` -> ``hasApiKey: true``)."""

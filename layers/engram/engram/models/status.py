@@ -67,6 +67,16 @@ class QdrantStatus(ApiModel):
 class EngineStatus(ApiModel):
     keyword_tier: KeywordTierStatus
     embedding_source: str | None = Field(description="The source retrieval would embed with")
+    embedding_configured: str | None = Field(
+        None,
+        description="The source the stored settings choose; every process embeds with it"
+        " or not at all (null: no source is enabled, keyword only)",
+    )
+    embedding_unavailable: str | None = Field(
+        None,
+        description="Why this process cannot build the configured embedder: it writes and"
+        " resets no vector (memories wait in pendingReindex) and retrieves on keywords",
+    )
     embedding_providers: list[EmbeddingProvider]
     vector_store: VectorStoreStatus
     qdrant: QdrantStatus

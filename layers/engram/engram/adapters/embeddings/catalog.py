@@ -1,9 +1,14 @@
 """Which embedder the settings select, as SPEC section 6 resolves it (the
 ``EmbedderCatalog`` port).
 
-``auto``: remote when one is configured with a key -> static when ``staticEnabled``
--> transformers when ``transformersEnabled`` -> none (keyword only). An explicit
-source is used if it can be; otherwise retrieval degrades to keywords and says why.
+The stored settings alone choose the source (``MemorySettings.chosen_embedding_source``):
+``auto`` is remote when a remote model is named (``customModelId``) -> static when
+``staticEnabled`` -> transformers when ``transformersEnabled`` -> none (keyword only).
+This catalog then builds that source's embedder or reports why it cannot; it never
+falls back to another source. What a source needs from the process (the key, the
+upstream URL, the model files) differs between functions of one deployment, and an
+embedder chosen by what one process happens to hold would make processes disagree:
+each would reset the stored vectors to its own signature, over and over.
 Local models are loaded once per process and shared; ``MEMORY_STATIC_MODEL`` and
 ``MEMORY_TRANSFORMERS_MODEL`` name which model files are loaded.
 """
@@ -36,6 +41,10 @@ __all__ = [
 LOCAL_MODELS = {"static": (STATIC_MODEL,), "transformers": (TRANSFORMERS_MODEL,)}
 _DIMENSIONS = {STATIC_MODEL: 256, TRANSFORMERS_MODEL: 384}
 _loaded: dict[tuple[str, str], Embedder] = {}
+_REMOTE_NEEDS = (
+    "needs customBaseUrl (or the upstream URL), customModelId and an API key"
+    " (ENGRAM_EMBEDDING_API_KEY for an endpoint other than the upstream's)"
+)
 _lock = threading.Lock()
 
 
@@ -74,8 +83,25 @@ def remote_endpoint(settings: MemorySettings, keys: RemoteKeys) -> RemoteEndpoin
     return None
 
 
+def _remote_missing(settings: MemorySettings, keys: RemoteKeys) -> str:
+    """What this process lacks for the remote embedder (safe to show: no secrets)."""
+    if not remote_model(settings):
+        return "no customModelId"
+    if not (settings.custom_base_url or keys.upstream_url):
+        return "no customBaseUrl, and this process has no upstream URL (ENGRAM_UPSTREAM_BASE_URL)"
+    if keys.embedding_key is None and keys.upstream_key is not None:
+        return (
+            "the upstream key only goes to the upstream's origin:"
+            " this process needs ENGRAM_EMBEDDING_API_KEY for customBaseUrl"
+        )
+    return (
+        "this process has no API key for the embedding endpoint"
+        " (ENGRAM_EMBEDDING_API_KEY, or ENGRAM_UPSTREAM_API_KEY for the upstream's origin)"
+    )
+
+
 def remote_model(settings: MemorySettings) -> str | None:
-    return settings.custom_model_id or settings.embedding_provider_model
+    return settings.remote_embedding_model
 
 
 @dataclass(frozen=True)
@@ -143,30 +169,19 @@ class LocalCatalog:
         )
 
     def resolve(self, settings: MemorySettings) -> EmbedderChoice:
-        source = settings.embedding_source
-        tried: list[str] = []
-        if source in ("remote", "auto"):
-            try:
-                remote = self._remote(settings)
-            except EmbeddingError as exc:
-                remote = None
-                tried.append(f"remote: {exc.message}")
-            if remote is not None:
-                return EmbedderChoice(self._wrap(remote))
+        source = settings.chosen_embedding_source()
+        if source is None:
+            return EmbedderChoice(None, "no embedding source is enabled")
+        try:
             if source == "remote":
-                tried.append("remote: no endpoint, model and key configured")
-        for local, enabled in (
-            ("static", settings.static_enabled),
-            ("transformers", settings.transformers_enabled),
-        ):
-            if source == local or (source == "auto" and enabled):
-                try:
-                    return EmbedderChoice(self._wrap(self._local(local)))
-                except EmbeddingError as exc:
-                    tried.append(f"{local}: {exc.message}")
-        if not tried:
-            tried.append("no embedding source is enabled")
-        return EmbedderChoice(None, "; ".join(tried))
+                remote = self._remote(settings)
+                if remote is None:
+                    missing = _remote_missing(settings, self.remote)
+                    return EmbedderChoice(None, f"remote: {missing}", source)
+                return EmbedderChoice(self._wrap(remote), source=source)
+            return EmbedderChoice(self._wrap(self._local(source)), source=source)
+        except EmbeddingError as exc:
+            return EmbedderChoice(None, f"{source}: {exc.message}", source)
 
     def providers(self, settings: MemorySettings) -> list[EmbeddingProvider]:
         """Every embedding source and whether it can be used now."""
@@ -178,10 +193,7 @@ class LocalCatalog:
                 model=remote_model(settings),
                 dimension=None,
                 available=remote_ready,
-                reason=None
-                if remote_ready
-                else "needs customBaseUrl (or the upstream URL), customModelId and an API key"
-                " (ENGRAM_EMBEDDING_API_KEY for an endpoint other than the upstream's)",
+                reason=None if remote_ready else _REMOTE_NEEDS,
             )
         ]
         for source in ("static", "transformers"):
