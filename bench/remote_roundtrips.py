@@ -52,6 +52,17 @@ class BindingConnection:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
+    def execute_many_statements(self, statements: list[tuple[str, Any]]) -> list[Any]:
+        results = []
+        for sql, params in statements:
+            cursor = self._conn.execute(sql, params)
+            names = [d[0] for d in cursor.description or ()]
+            results.append(database.HranaResult(names, cursor.fetchall() or [], 0))
+        return results
+
+    def defer(self, sql: str, params: Any = ()) -> None:
+        self._conn.execute(sql, params)
+
 
 def _relay_process(target: int, delay_s: float, port: Any, count: Any, stop: Any) -> None:
     with Relay("127.0.0.1", target, delay_s=delay_s) as relay:
@@ -136,7 +147,8 @@ def _run(relay: RelayProcess, tmp: Path, requests: int, upstream: StubUpstream) 
 
     def preview() -> None:
         body = {"apiKeyId": owner, "query": "what tea do I drink"}
-        assert admin.post("/api/memory/retrieve-preview", json=body).status_code == 200
+        answer = admin.post("/api/memory/retrieve-preview", json=body)
+        assert answer.status_code == 200, answer.text
 
     def chat() -> None:
         body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "which tea?"}]}

@@ -57,7 +57,11 @@ def db_url(tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def config(db_url: str, tmp_path: Path) -> Config:
-    return Config(db_url=db_url, settings_cache_ttl_s=60, data_dir=tmp_path / "data")
+    # Jobs are held in tests ("manual"), so queries embed pending memories themselves, on
+    # sqld too (where a deployment leaves that to the embedding worker).
+    return Config(
+        db_url=db_url, settings_cache_ttl_s=60, data_dir=tmp_path / "data", lazy_embedding=True
+    )
 
 
 @pytest.fixture

@@ -180,8 +180,10 @@ def test_a_locked_database_is_503_and_the_chat_still_answers(world, engine, db_p
             refused = client.post(
                 "/api/memory", json={"apiKeyId": key.id, "content": "blocked"}, headers=AUTH
             )
-            answered = chat(client, key, FACTS)
+            answered = chat(client, key)  # about the stored fact: it is read and injected
+            taught = chat(client, key, FACTS)  # queues an extraction, which cannot write
         assert refused.status_code == 503
+        assert taught.status_code == 200
         assert refused.json()["error"]["type"] == "storage_unavailable"
         assert answered.status_code == 200  # reads go on beside the writer (WAL)
         assert answered.headers["x-engram-memories"] != "0"
@@ -295,10 +297,10 @@ def test_a_worker_killed_mid_batch_loses_and_duplicates_nothing(tmp_path, engine
     redelivered = deliver(die_at=0)  # SQS delivers the whole batch again
     assert redelivered.returncode == 0, redelivered.stderr[-2000:]
     assert json.loads(redelivered.stdout.splitlines()[-1]) == {"batchItemFailures": []}
-    assert stored(engine, "key_w") == ["Rust for the CLI", "jazz", "tea"]  # once each
+    assert stored(engine, "key_w") == ["jazz", "tea", "use Rust for the CLI"]  # once each
     again = deliver(die_at=0)  # and a third delivery changes nothing
     assert again.returncode == 0
-    assert stored(engine, "key_w") == ["Rust for the CLI", "jazz", "tea"]
+    assert stored(engine, "key_w") == ["jazz", "tea", "use Rust for the CLI"]
 
 
 @mock_aws

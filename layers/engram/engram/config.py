@@ -44,6 +44,10 @@ class Config(BaseSettings):
     # The longest a request to a remote libSQL server may take (each HTTP round trip);
     # past it the request fails with 503 and the next one starts afresh.
     db_timeout_s: float = Field(10.0, gt=0, le=300, alias="ENGRAM_DB_TIMEOUT_S")
+    # Whether a query embeds its owner's pending memories first (one more read per query).
+    # Unset: yes on a local file, no on a remote database, where the embedding worker and
+    # the reindex schedule do it and each read is a network round trip.
+    lazy_embedding: bool | None = Field(None, alias="ENGRAM_LAZY_EMBEDDING")
 
     # Edges.
     admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")

@@ -58,6 +58,7 @@ __all__ = [
     "PendingVector",
     "PointStore",
     "PointStoreFactory",
+    "RankingRows",
     "Reranker",
     "RetrievalStats",
     "SearchIndex",
@@ -156,6 +157,15 @@ class RetrievalStats(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class RankingRows:
+    """The rows a ranking loads at its end, read together (one round trip to a server)."""
+
+    memories: list[Memory]
+    recent: list[Memory]
+    standing: list[Memory]
+
+
 class SearchIndex(Protocol):
     """Reads for retrieval. Keyword methods take the user's text as is: turning it into
     the index's query syntax (and keeping it from being syntax) is the adapter's job.
@@ -179,6 +189,18 @@ class SearchIndex(Protocol):
         ...
 
     def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]: ...
+
+    def get_many_with_context(
+        self,
+        ids: list[str],
+        who: OwnerFilter,
+        now_ms: int,
+        cutoff_ms: int,
+        recent_limit: int,
+        standing_limit: int,
+    ) -> RankingRows:
+        """``get_many``, ``recent`` and ``standing`` at once."""
+        ...
 
     def mentions(self, who: OwnerFilter, terms: list[str]) -> set[str]:
         """Which of ``terms`` (words) any of ``who``'s memories contains."""

@@ -35,7 +35,7 @@ from .models import (
     owner_filter,
 )
 from .models.retrieval import Tier
-from .ports import DenseScores, Reranker, RetrievalStats, SearchIndex
+from .ports import DenseScores, RankingRows, Reranker, RetrievalStats, SearchIndex
 from .settings import SettingsStore
 from .terms import coverage, proper_names, query_terms, subject_words
 from .tokens import estimate_tokens
@@ -81,6 +81,9 @@ class _Outcome:
     embedding_source: str | None = None
     vector_store: str | None = None
     reasons: list[str] = field(default_factory=list)
+    # Recent memories and standing instructions, read with the fused ranking's rows.
+    context: RankingRows | None = None
+    context_limit: int = 0
 
 
 class Retriever:
@@ -210,7 +213,10 @@ class Retriever:
         """Standing instructions ("keep answers under 200 words") go with every request,
         first, whatever the question: they say how to answer, not what about."""
         try:
-            found = self.search.standing(who, now, cutoff, STANDING_LIMIT)
+            if outcome.context is not None:
+                found = outcome.context.standing
+            else:
+                found = self.search.standing(who, now, cutoff, STANDING_LIMIT)
         except StorageError as exc:
             log.warning("standing instructions not read: %s", exc.message)
             return
@@ -273,25 +279,26 @@ class Retriever:
             best = sorted(scores.items(), key=lambda item: item[1], reverse=True)
             fts = {c.memory.id: c.fts_score or 0.0 for c in keyword}
             ranked = self._fused(
-                best[: limit + FUSION_SPARE], keyword, dense, who, now, cutoff, fts
+                best[: limit + FUSION_SPARE], keyword, dense, who, now, cutoff, fts, outcome, limit
             )
         elif not dense.complete:
             fts = {c.memory.id: c.fts_score or 0.0 for c in keyword}
             best = partial_weighted(fts, dense, names, limit + FUSION_SPARE)
-            ranked = self._fused(best, keyword, dense, who, now, cutoff, fts)
+            ranked = self._fused(best, keyword, dense, who, now, cutoff, fts, outcome, limit)
         else:
             hits = self._keyword_scores(stripped, who, outcome)
             best = weighted(hits, dense, names, limit + FUSION_SPARE)
             positions = dense.seq_position
             fts = {dense.ids[positions[seq]]: bm25 for seq, bm25 in hits if seq in positions}
-            ranked = self._fused(best, keyword, dense, who, now, cutoff, fts)
+            ranked = self._fused(best, keyword, dense, who, now, cutoff, fts, outcome, limit)
         if not ranked:
             if strategy is Strategy.SEMANTIC:
                 outcome.reasons.append("no match: chronological order")
-            ranked = self._recent(who, now, cutoff, limit)
+            ranked = self._recent(who, now, cutoff, limit, outcome)
         elif strategy is Strategy.HYBRID and len(ranked) < limit:
             seen = {c.memory.id for c in ranked}
-            ranked += [c for c in self._recent(who, now, cutoff, limit) if c.memory.id not in seen]
+            recent = self._recent(who, now, cutoff, limit, outcome)
+            ranked += [c for c in recent if c.memory.id not in seen]
         outcome.ranked = ranked
         return outcome
 
@@ -311,8 +318,14 @@ class Retriever:
         self.failures.recovered("reranker")
         outcome.ranked = [head[i] for i in order] + tail
 
-    def _recent(self, who: OwnerFilter, now: int, cutoff: int, limit: int) -> list[_Candidate]:
-        return [_Candidate(m, "recent") for m in self.search.recent(who, now, cutoff, limit)]
+    def _recent(
+        self, who: OwnerFilter, now: int, cutoff: int, limit: int, outcome: _Outcome | None = None
+    ) -> list[_Candidate]:
+        if outcome is not None and outcome.context and limit <= outcome.context_limit:
+            found = outcome.context.recent[:limit]
+        else:
+            found = self.search.recent(who, now, cutoff, limit)
+        return [_Candidate(m, "recent") for m in found]
 
     def _keyword_hits(
         self, outcome: _Outcome, search: Callable[[], list[tuple[T, float]]]
@@ -365,11 +378,17 @@ class Retriever:
         now: int,
         cutoff: int,
         fts: dict[str, float],
+        outcome: _Outcome,
+        limit: int,
     ) -> list[_Candidate]:
-        """Candidates for the fused ranking ``best`` (id, score), rows loaded in one query."""
+        """Candidates for the fused ranking ``best`` (id, score), rows loaded in one query,
+        with the recent memories and standing instructions the ranking may still need
+        (one round trip to a remote database instead of three)."""
         memories = {c.memory.id: c.memory for c in known}
         missing = [i for i, _ in best if i not in memories]
-        memories.update({m.id: m for m in self.search.get_many(missing, who, now, cutoff)})
+        rows = self.search.get_many_with_context(missing, who, now, cutoff, limit, STANDING_LIMIT)
+        outcome.context, outcome.context_limit = rows, limit
+        memories.update({m.id: m for m in rows.memories})
         ranked = []
         for memory_id, score in best:
             if memory_id not in memories:

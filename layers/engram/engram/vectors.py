@@ -142,6 +142,8 @@ class VectorService:
         failures: FailureLog | None = None,
         int8: bool = False,
         background_s: float = 0.0,
+        trust_s: float = 0.0,
+        lazy_embedding: bool = True,
     ) -> None:
         self.failures = failures or FailureLog(now_ms)
         self.embeddings = embeddings
@@ -151,6 +153,15 @@ class VectorService:
         self.now_ms = now_ms
         self.int8 = int8
         self.background_s = background_s
+        # How long a verified signature is trusted without reading it again: the settings
+        # cache's time, since only a settings change (seen by every process within that
+        # time) changes the signature. Each read is a round trip to a remote database.
+        self.trust_s = trust_s
+        self._verified: tuple[str, float] | None = None
+        # Query-time embedding of pending memories; off against a remote database, where
+        # the embedding worker and the reindex schedule do it and a query should not pay
+        # the extra round trip to look.
+        self.lazy_embedding = lazy_embedding
 
     def _maintenance(self, *, fresh: bool = False) -> tuple[VectorMaintenance | None, str | None]:
         """Upkeep by the configured embedder, or None and why (recorded as a failure when
@@ -173,13 +184,22 @@ class VectorService:
         are read again from storage and, if they still choose this embedding, every
         vector is reset for it. None and why when the fresh settings choose an embedder
         this process cannot build (the vectors are then left as they are)."""
-        if maintenance.signature_matches():
+        if self._matches(maintenance):
             return maintenance, None
         confirmed, reason = self._maintenance(fresh=True)
         if confirmed is None:
             return None, reason
         confirmed.ensure_signature()
+        self._verified = (confirmed.signature, time.monotonic())
         return confirmed, None
+
+    def _matches(self, maintenance: VectorMaintenance) -> bool:
+        verified, now = self._verified, time.monotonic()
+        if verified and verified[0] == maintenance.signature and now - verified[1] < self.trust_s:
+            return True
+        matches = maintenance.signature_matches()
+        self._verified = (maintenance.signature, now) if matches else None
+        return matches
 
     # -- search ---------------------------------------------------------------------------
 
@@ -196,7 +216,7 @@ class VectorService:
             return DenseAnswer(None, reasons=[f"keyword only: {reason}"])
         answer = DenseAnswer(None)
         try:
-            if read_only and not maintenance.signature_matches():
+            if read_only and not self._matches(maintenance):
                 answer.reasons.append("keyword only: stored vectors are of another embedding")
                 return answer
             if not read_only:
@@ -215,7 +235,7 @@ class VectorService:
             answer.reasons += [f"vectors unavailable ({exc.message})", "keyword only"]
             return answer
         embedder = maintenance.embedder
-        if not read_only:
+        if not read_only and self.lazy_embedding:
             self._embed_lazily(maintenance, who)
         try:
             query_vector = embedder.embed([query])[0]

@@ -189,6 +189,10 @@ def open_engine(
         failures=failures,
         int8=config.vec_quantization == "int8",
         background_s=config.reindex_background_s,
+        trust_s=config.settings_cache_ttl_s,
+        lazy_embedding=(
+            not db.is_remote if config.lazy_embedding is None else config.lazy_embedding
+        ),
     )
     search = SearchRepository(db)
     stats = RetrievalStatsRepository(db)

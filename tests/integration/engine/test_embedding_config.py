@@ -79,6 +79,7 @@ def test_two_processes_with_different_credentials_never_flip_the_signature(
     chat.settings.invalidate()  # (the chat proxy sees it within its settings TTL)
     answer = chat.retrieval.retrieve("k1", RetrievalRequest(query="cats"))
     assert answer.resolution.embedding_source == "remote"
+    chat.vectors.reindex()  # (a local file embeds at query time; a remote one leaves it here)
     signature, reset_at = meta(chat)
     assert signature == REMOTE and embedded(db) == 3
 

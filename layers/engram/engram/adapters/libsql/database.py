@@ -138,6 +138,16 @@ class Database:
                 raise StorageError(str(exc)) from exc
         return [dict(zip(names, row, strict=True)) for row in rows]
 
+    def query_batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Row]]:
+        """Several independent reads; against a server, in one round trip."""
+        if not isinstance(self._conn, HranaConnection):
+            return [self.query(sql, params) for sql, params in statements]
+        with self._lock:
+            results = self._open().execute_many_statements(
+                [(sql, tuple(params)) for sql, params in statements]
+            )
+        return [[dict(zip(r.names, row, strict=True)) for row in r.rows] for r in results]
+
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         rows = self.query(sql, params)
         return rows[0] if rows else None
@@ -154,6 +164,16 @@ class Database:
                 return int(cursor.rowcount)
             except ValueError as exc:
                 raise StorageError(str(exc)) from exc
+
+    def execute_deferred(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """A write nobody waits for (a counter). A file runs it now; a server gets it with
+        the process's next request, sparing the caller a round trip. It may be lost if
+        the process ends first."""
+        if not isinstance(self._conn, HranaConnection):
+            self.execute(sql, params)
+            return
+        with self._lock:
+            self._open().defer(sql, tuple(params))
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self._lock:

@@ -16,6 +16,7 @@ together by a baton the server returns and the next request carries.
 from __future__ import annotations
 
 import base64
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ from ...errors import StorageError
 
 __all__ = ["HranaConnection", "HranaResult", "http_base_url"]
 
+log = logging.getLogger(__name__)
+# Deferred writes sent on their own once this many are waiting.
+_MAX_DEFERRED = 32
 _SCHEMES = {"libsql": "https", "https": "https", "http": "http", "wss": "https", "ws": "http"}
 
 
@@ -109,6 +113,7 @@ class HranaConnection:
         self._baton: str | None = None
         self._pending_begin: str | None = None
         self.in_transaction = False
+        self._deferred: list[dict[str, Any]] = []
 
     # -- the driver surface Database uses ---------------------------------------------
 
@@ -123,11 +128,28 @@ class HranaConnection:
             return self._finish(sql)
         return self._run([_statement(sql, params)])[0]
 
+    def execute_many_statements(
+        self, statements: Sequence[tuple[str, Sequence[Any]]]
+    ) -> list[HranaResult]:
+        """Several statements in one request; their results in order."""
+        return self._run([_statement(sql, params) for sql, params in statements])
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
             self._run([_statement(sql, row) for row in rows])
 
+    def defer(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """A write no caller waits for (a counter): it travels with the next request."""
+        self._deferred.append(_statement(sql, params))
+        if len(self._deferred) >= _MAX_DEFERRED:
+            self._run([])
+
     def close(self) -> None:
+        if self._deferred and not self.in_transaction:
+            try:
+                self._run([])
+            except StorageError as exc:
+                log.warning("deferred writes lost at close: %s", exc)
         self._baton = None
         self._http.close()
 
@@ -138,9 +160,15 @@ class HranaConnection:
         if self._pending_begin is not None:
             requests = [_statement(self._pending_begin, ()), *requests]
             self._pending_begin, prefix = None, 1
+        deferred, self._deferred = self._deferred, []
+        requests = [*deferred, *requests]
         if not self.in_transaction:
             requests = [*requests, {"type": "close"}]
         results = self._post(requests)
+        for result in results[: len(deferred)]:
+            if result.get("type") == "error":
+                log.warning("a deferred write failed: %s", _message(result))
+        results = results[len(deferred) :]
         if self.in_transaction and prefix and results[0].get("type") != "ok":
             self._abandon()
             raise StorageError(f"cannot begin transaction: {_message(results[0])}")

@@ -4,15 +4,20 @@ port). Every query carries the owner condition (``owner_sql`` / the FTS owner to
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from cachetools import TTLCache
 
 from ...models import Memory, OwnerFilter
+from ...ports import RankingRows
 from .database import Database
 from .fts import build_match, index_term, query_terms
 from .sql import COLUMNS, fts_owner_prefix, live, owner_sql, row_to_memory
 
 __all__ = ["SearchRepository"]
+
+# The cache key of the row count bound (no indexed term starts with a space).
+_ROWS = " rows"
 
 
 class SearchRepository:
@@ -47,6 +52,49 @@ class SearchRepository:
         )
         return [row_to_memory(r) for r in rows]
 
+    def get_many_with_context(
+        self,
+        ids: list[str],
+        who: OwnerFilter,
+        now_ms: int,
+        cutoff_ms: int,
+        recent_limit: int,
+        standing_limit: int,
+    ) -> RankingRows:
+        """``get_many``, ``recent`` and ``standing`` read together: one round trip to a
+        server instead of three."""
+        owner_clause, params = owner_sql(who)
+        live_sql, extra = live(now_ms)
+        base = f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
+        statements: list[tuple[str, list[Any]]] = [
+            (
+                base + " AND m.updated_at >= ? AND json_extract(m.metadata, '$.category')"
+                " = 'instruction' ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
+                [*params, *extra, cutoff_ms, standing_limit],
+            ),
+            (
+                base + " AND m.updated_at >= ? ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
+                [*params, *extra, cutoff_ms, recent_limit],
+            ),
+        ]
+        if ids:
+            by_id, id_params = owner_sql(who, indexed=False)
+            marks = ",".join("?" for _ in ids)
+            statements.append(
+                (
+                    f"SELECT {COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {by_id}"
+                    f" AND {live_sql} AND +m.updated_at >= ?",
+                    [*ids, *id_params, *extra, cutoff_ms],
+                )
+            )
+        results = self.db.query_batch(statements)
+        memories = [row_to_memory(r) for r in results[2]] if ids else []
+        return RankingRows(
+            memories=memories,
+            recent=[row_to_memory(r) for r in results[1]],
+            standing=[row_to_memory(r) for r in results[0]],
+        )
+
     def _match(self, text: str) -> str | None:
         """The FTS5 expression for the user's text, without terms too common to matter."""
         terms = query_terms(text)
@@ -64,28 +112,37 @@ class SearchRepository:
         if len(terms) < 2:
             return terms
         stems = {term: index_term(term) for term in terms}
-        frequency = self._document_frequencies(set(stems.values()))
+        frequency, rows = self._document_frequencies(set(stems.values()))
         # max(seq) >= the row count, so the threshold errs towards keeping terms.
-        half = (self.db.scalar("SELECT max(seq) FROM memories") or 0) / 2
+        half = rows / 2
         kept = [t for t in terms if frequency.get(stems[t], 0) < half]
         return kept or terms
 
-    def _document_frequencies(self, stems: set[str]) -> dict[str, int]:
+    def _document_frequencies(self, stems: set[str]) -> tuple[dict[str, int], int]:
+        """Document frequencies of ``stems`` and the row count bound (max(seq)), both
+        cached like the frequencies (read together when either is missing: one round
+        trip to a server)."""
         with self._doc_freq_lock:
             known = {s: self._doc_freq[s] for s in stems if s in self._doc_freq}
+            rows = self._doc_freq.get(_ROWS)
         missing = sorted(stems - known.keys())
-        if missing:
+        if missing or rows is None:
             marks = ",".join("?" for _ in missing)
-            found = {
-                row["term"]: int(row["doc"])
-                for row in self.db.query(
-                    f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})", missing
+            statements: list[tuple[str, list[Any]]] = [
+                ("SELECT coalesce(max(seq), 0) AS n FROM memories", [])
+            ]
+            if missing:
+                statements.append(
+                    (f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})", missing)
                 )
-            }
+            results = self.db.query_batch(statements)
+            rows = int(results[0][0]["n"])
+            found = {r["term"]: int(r["doc"]) for r in results[1]} if missing else {}
             with self._doc_freq_lock:
+                self._doc_freq[_ROWS] = rows
                 for stem in missing:
                     known[stem] = self._doc_freq[stem] = found.get(stem, 0)
-        return known
+        return known, rows
 
     def keyword_search(
         self, text: str, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int

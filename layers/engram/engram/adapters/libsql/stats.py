@@ -12,7 +12,8 @@ class RetrievalStatsRepository:
         self.db = db
 
     def record(self, owner: str, hit: bool, now_ms: int) -> None:
-        self.db.execute(
+        # Deferred: a chat's retrieval should not wait a round trip for its own counter.
+        self.db.execute_deferred(
             "INSERT INTO retrieval_stats (api_key_id, retrievals, hits, updated_at)"
             " VALUES (?, 1, ?, ?) ON CONFLICT (api_key_id) DO UPDATE SET"
             " retrievals = retrievals + 1, hits = hits + excluded.hits,"
