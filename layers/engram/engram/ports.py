@@ -330,7 +330,12 @@ class VectorMeta:
 class VectorRows(Protocol):
     """Vectors stored beside their rows, and the bookkeeping of which still need one."""
 
-    def pending(self, owner: str | None, limit: int) -> list[PendingVector]: ...
+    def pending(
+        self, owner: str | None, limit: int, ids: Sequence[str] | None = None
+    ) -> list[PendingVector]:
+        """Memories waiting for a vector (one owner, or all; only those of ``ids`` when
+        given), oldest first."""
+        ...
 
     def pending_count(self, owner: str | None = None) -> int: ...
 
@@ -351,6 +356,13 @@ class VectorRows(Protocol):
     ) -> list[tuple[int, Memory, Vectors | None]]:
         """Memories with a current vector after ``seq`` and that vector (None when it is not
         of dimension ``dim``), in seq order: a backfill's cursor."""
+        ...
+
+    def embedded(
+        self, owner: str, ids: Sequence[str], dim: int
+    ) -> list[tuple[int, Memory, Vectors | None]]:
+        """Those of the owner's memories ``ids`` that have a current vector, with it (None
+        when it is not of dimension ``dim``)."""
         ...
 
     def embedded_count(self) -> int: ...

@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from .embedding import ActiveEmbedder
 from .errors import ConflictError, EngramError, InvalidInputError, UnavailableError
+from .health import FailureLog
 from .models import (
     DAY_MS,
     MAX_TOP_K,
@@ -43,8 +44,13 @@ from .settings import SettingsStore
 __all__ = ["QdrantService", "QdrantSettingsStore", "QdrantTier", "payload_of"]
 
 log = logging.getLogger(__name__)
-# Seconds retrieval leaves Qdrant out after a failed search.
+# Seconds retrieval leaves Qdrant out after a failed search (or health probe).
 SKIP_AFTER_FAILURE_S = 30.0
+# Why a deployment that forbids it (AWS Lambda) does not run Qdrant's embedded mode.
+EMBEDDED_REFUSED = (
+    "embedded qdrant (no host) is not available here: each AWS Lambda instance would keep"
+    " its own collection in its /tmp; set host to a Qdrant server (or deploy with a Qdrant URL)"
+)
 
 
 def payload_of(memory: Memory) -> dict[str, Any]:
@@ -154,6 +160,8 @@ class QdrantService:
         *,
         default_url: str | None = None,
         top_k: int = MAX_TOP_K,
+        allow_embedded: bool = True,
+        failures: FailureLog | None = None,
     ) -> None:
         self.settings = settings
         self.memory_settings = memory_settings
@@ -164,6 +172,9 @@ class QdrantService:
         self.now_ms = now_ms
         self.default_url = default_url
         self.top_k = top_k
+        # False in AWS Lambda: an embedded collection would live in each instance's /tmp.
+        self.allow_embedded = allow_embedded
+        self.failures = failures or FailureLog(now_ms)
         self._lock = threading.Lock()
         self._store: PointStore | None = None
         self._key: str | None = None
@@ -173,7 +184,9 @@ class QdrantService:
 
     def current(self) -> QdrantSettings:
         """Stored settings; a deployment's ``ENGRAM_QDRANT_URL`` fills in a missing host."""
-        settings = self.settings.get()
+        return self._with_default_host(self.settings.get())
+
+    def _with_default_host(self, settings: QdrantSettings) -> QdrantSettings:
         if settings.host or not self.default_url:
             return settings
         url = urlsplit(self.default_url)
@@ -186,10 +199,17 @@ class QdrantService:
             }
         )
 
+    def refused(self, settings: QdrantSettings | None = None) -> str | None:
+        """Why these settings (the current ones by default) cannot run here, or None."""
+        settings = self.current() if settings is None else settings
+        if settings.enabled and not settings.host and not self.allow_embedded:
+            return EMBEDDED_REFUSED
+        return None
+
     def store(self) -> PointStore | None:
-        """The store when Qdrant is enabled, else None."""
+        """The store when Qdrant is enabled (and can run here), else None."""
         settings = self.current()
-        if not settings.enabled:
+        if not settings.enabled or self.refused(settings) is not None:
             return None
         # model_dump_json() masks the key ("**********"), so it is added in clear here,
         # or a new key alone would keep the client built with the old one.
@@ -208,9 +228,13 @@ class QdrantService:
 
     def update(self, changes: QdrantSettingsUpdate) -> QdrantSettings:
         """Enabling makes Qdrant the primary vector store and disabling resets it to
-        ``auto``, in the same transaction as the settings themselves."""
+        ``auto``, in the same transaction as the settings themselves. Settings this
+        deployment cannot run (embedded mode in AWS Lambda) are refused, nothing saved."""
         with self.uow.transaction():
             updated = self.settings.update(changes)
+            reason = self.refused(self._with_default_host(updated))
+            if reason is not None:
+                raise InvalidInputError(reason, field="host")
             if "enabled" in changes.model_fields_set:
                 store = "qdrant" if updated.enabled else "auto"
                 self.memory_settings.update(MemorySettingsUpdate(vector_store=store))
@@ -244,11 +268,34 @@ class QdrantService:
         )
 
     def mirror(self, memories: Sequence[Memory], vectors: Vectors) -> None:
-        """Write points for memories just embedded; failures are logged (fail-soft)."""
+        """Write points for memories just embedded; failures are logged and reported in
+        engine-status (fail-soft: ``reindex`` with ``target: qdrant`` writes them later)."""
         try:
             self.write(memories, vectors)
         except UnavailableError as exc:
             log.warning("qdrant mirror write failed; libSQL keeps the vectors: %s", exc.message)
+            self.failures.failed("qdrant mirror", exc.message)
+        else:
+            if memories:
+                self.failures.recovered("qdrant mirror")
+
+    def mirror_stored(
+        self, owner: str, memory_ids: Sequence[str], dim: int, skip: Collection[int] = ()
+    ) -> int:
+        """Write the points of an embedding job's memories from their stored vectors, but
+        those whose rows (seqs) are in ``skip`` (just mirrored). A memory embedded by
+        another path before its job ran (retrieval's lazy pass, a reindex) still gets its
+        point from the worker. Fail-soft, as ``mirror``; returns how many were sent."""
+        if self.store() is None or not memory_ids:
+            return 0
+        found = [
+            (memory, vector)
+            for seq, memory, vector in self.rows.embedded(owner, memory_ids, dim)
+            if vector is not None and seq not in skip
+        ]
+        if found:
+            self.mirror([m for m, _ in found], np.stack([v for _, v in found]))
+        return len(found)
 
     def forget(self, removed: Removed) -> None:
         """Delete the points of memories that left libSQL (deleted, forgotten, retired)."""
@@ -264,12 +311,17 @@ class QdrantService:
     def search(self, query: str, top_k: int, owner: str | None) -> list[QdrantHit]:
         """A test search in the collection: the query embedded as retrieval would, among
         one key's points (or every key's)."""
-        store = self.store()
-        if store is None:
-            raise ConflictError("qdrant is not enabled: PUT /api/settings/qdrant first")
+        store = self._required()
         vector = self.embeddings.embed_query(query)
         owners = [owner] if owner else self.rows.owners()
         return store.search(vector.tolist(), owners, None, top_k, self.now_ms() / 1000, 0)
+
+    def _required(self) -> PointStore:
+        store = self.store()
+        if store is None:
+            reason = self.refused() or "qdrant is not enabled: PUT /api/settings/qdrant first"
+            raise ConflictError(reason)
+        return store
 
     def cleanup_points(self, now_ms: int, cutoff_ms: int, dry_run: bool) -> int | None:
         """Points expired or past retention; None when Qdrant is off or failed (logged)."""
@@ -284,8 +336,7 @@ class QdrantService:
 
     def cleanup(self, dry_run: bool) -> int:
         """The cleanup operation: points expired or past the memory retention."""
-        if self.store() is None:
-            raise ConflictError("qdrant is not enabled: PUT /api/settings/qdrant first")
+        self._required()
         now = self.now_ms()
         cutoff = now - self.memory_settings.get().retention_days * DAY_MS
         removed = self.cleanup_points(now, cutoff, dry_run)
@@ -294,10 +345,18 @@ class QdrantService:
         return removed
 
     def health(self) -> QdrantHealth:
+        """A probe bounded by ``timeoutMs``. A failed one rests Qdrant as a failed search
+        does, so engine-status and retrieval agree on the tier that answers."""
+        reason = self.refused()
+        if reason is not None:
+            return QdrantHealth(ok=False, latency_ms=0.0, error=reason)
         store = self.store()
         if store is None:
             return QdrantHealth(ok=False, latency_ms=0.0, error="qdrant is not enabled")
-        return store.health()
+        health = store.health()
+        if not health.ok:
+            self._failed()
+        return health
 
     def status(self) -> QdrantStatus:
         current = self.current()
@@ -306,10 +365,12 @@ class QdrantService:
             primary=self.primary(),
             mode="server" if current.host else "embedded",
         )
-        store = self.store()
-        if store is None:
+        reason = self.refused(current)
+        if reason is not None:
+            return status.model_copy(update={"healthy": False, "error": reason})
+        if self.store() is None:
             return status
-        health = store.health()
+        health = self.health()
         return status.model_copy(
             update={
                 "healthy": health.ok,

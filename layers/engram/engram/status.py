@@ -9,6 +9,7 @@ from .models.common import from_millis
 from .ports import SearchIndex, StorageInfo, VectorRows
 from .qdrant import QdrantService
 from .settings import SettingsStore
+from .vectors import VectorService
 
 __all__ = ["StatusService"]
 
@@ -21,6 +22,7 @@ class StatusService:
         rows: VectorRows,
         search: SearchIndex,
         qdrant: QdrantService,
+        vectors: VectorService,
         storage: StorageInfo,
         failures: FailureLog,
     ) -> None:
@@ -30,6 +32,7 @@ class StatusService:
         self.rows = rows
         self.search = search
         self.qdrant = qdrant
+        self.vectors = vectors
         self.storage = storage
 
     def embedding_providers(self) -> list[EmbeddingProvider]:
@@ -42,6 +45,8 @@ class StatusService:
         embedder = choice.embedder
         meta = self.rows.meta()
         total, pending = self.rows.counts()
+        # Qdrant's probe first: a failed one rests it, and the active store says so.
+        qdrant = self.qdrant.status()
         return EngineStatus(
             keyword_tier=KeywordTierStatus(available=self.search.available()),
             embedding_source=None if embedder is None else embedder.source,
@@ -50,7 +55,7 @@ class StatusService:
             embedding_providers=self.embedding_providers(),
             vector_store=VectorStoreStatus(
                 requested=settings.vector_store,
-                active=None if embedder is None else "libsql",
+                active=self.vectors.active_store(),
                 dimension=meta.dim,
                 signature=meta.signature,
                 last_reset_at=None
@@ -59,7 +64,7 @@ class StatusService:
                 pending_reindex=pending,
                 total_memories=total,
             ),
-            qdrant=self.qdrant.status(),
+            qdrant=qdrant,
             rerank_enabled=settings.rerank_enabled,
             schema_version=self.storage.schema_version(),
             remote_database=self.storage.is_remote,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -87,13 +87,18 @@ class VectorMaintenance:
         return True
 
     def embed_pending(
-        self, owner: str | None, limit: int, on_stored: OnStored | None = None
+        self,
+        owner: str | None,
+        limit: int,
+        on_stored: OnStored | None = None,
+        ids: Sequence[str] | None = None,
     ) -> int:
-        """Embed up to ``limit`` memories waiting for a vector; returns how many were stored.
+        """Embed up to ``limit`` memories waiting for a vector (only those of ``ids`` when
+        given); returns how many were stored.
 
         ``on_stored`` gets the seqs written and their vectors (the Qdrant mirror).
         """
-        rows = self.rows.pending(owner, limit)
+        rows = self.rows.pending(owner, limit, ids)
         if not rows:
             return 0
         vectors = self.embedder.embed([r.content for r in rows])
@@ -275,6 +280,18 @@ class VectorService:
         else:
             self.failures.recovered("vectors")
 
+    def active_store(self) -> str | None:
+        """The store vector queries go to first now (None without an embedder: keyword
+        only). engine-status reports it; ``dense`` asks the same ``_tiers``."""
+        choice = self.embeddings.current()
+        if choice.embedder is None:
+            return None
+        try:
+            dim = choice.embedder.dim  # a remote embedder learns it by calling
+        except EngramError:
+            return None  # it cannot embed: queries go keyword only (see ``dense``)
+        return self._tiers(dim, DenseAnswer(None))[0].store
+
     def _tiers(self, dim: int, answer: DenseAnswer) -> list[VectorTier]:
         tiers = [self.libsql_tier(dim)]
         qdrant = self.qdrant.tier()
@@ -296,16 +313,27 @@ class VectorService:
         self.qdrant.mirror([memory for _, memory in rows], vectors)
 
     def process_embedding(self, job: EmbeddingJob) -> int:
-        """Embed the job's memories if they still need it (idempotent by construction)."""
+        """Embed the job's memories if they still need it (idempotent by construction): the
+        job's own first (older pending memories must not hold them back), then a few more
+        of the owner's. With Qdrant enabled every memory of the job gets its point, also
+        one that another path embedded first (retrieval's lazy pass, a reindex)."""
         maintenance, reason = self._maintenance()
         if maintenance is not None:
             maintenance, reason = self._in_step(maintenance)
         if maintenance is None:  # left pending for a process that can (lazily, reindex)
             log.info("embedding job %s skipped: %s", job.request_id, reason)
             return 0
-        return maintenance.embed_pending(
-            job.api_key_id, limit=len(job.memory_ids) + 64, on_stored=self._mirror
-        )
+        mirrored: set[int] = set()
+
+        def on_stored(seqs: list[int], vectors: Vectors) -> None:
+            mirrored.update(seqs)
+            self._mirror(seqs, vectors)
+
+        owner, ids = job.api_key_id, job.memory_ids
+        stored = maintenance.embed_pending(owner, len(ids), on_stored, ids=ids)
+        stored += maintenance.embed_pending(owner, 64, on_stored)
+        self.qdrant.mirror_stored(owner, ids, maintenance.embedder.dim, skip=mirrored)
+        return stored
 
     def reindex(
         self, force: bool = False, max_seconds: float = 2.0, target: str = "libsql"

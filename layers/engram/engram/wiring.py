@@ -178,6 +178,8 @@ def open_engine(
         now_ms,
         default_url=config.qdrant_url,
         top_k=config.vec_top_k,
+        allow_embedded=not config.in_lambda,
+        failures=failures,
     )
     cache = IndexCache(config.vector_cache_mb * 1024 * 1024)
     vectors = VectorService(
@@ -244,7 +246,7 @@ def open_engine(
             point_cleanup=qdrant.cleanup_points,
         ),
         status=StatusService(
-            settings, embeddings, rows, search, qdrant, LibsqlStorageInfo(db), failures
+            settings, embeddings, rows, search, qdrant, vectors, LibsqlStorageInfo(db), failures
         ),
         jobs=JobService(memories, vectors, failures),
         queues=queues,

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import http.server
+import json
 import logging
 import socket
 import threading
+import time
 from datetime import timedelta
+from typing import ClassVar
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate, open_engine
+from engram.errors import UnavailableError
 from engram.models import (
     EmbeddingJob,
     MemoryCreate,
@@ -303,3 +308,297 @@ def test_changing_only_the_api_key_reconnects_with_the_new_key(engine):
     assert second is not first
     assert second.settings.api_key.get_secret_value() == "second"
     assert engine.qdrant.store() is second  # unchanged settings: the same client
+
+
+# -- the embedding worker writes every new memory's point ------------------------------------
+
+
+def point_of(engine, memory_id):
+    hits = engine.qdrant.store().search(
+        engine.qdrant.embeddings.embed_query("anything").tolist(),
+        ["k1"],
+        None,
+        20,
+        engine.now_ms() / 1000,
+        0,
+    )
+    return next((h for h in hits if h.memory_id == memory_id), None)
+
+
+def test_rest_writes_get_their_points_from_the_worker_after_a_lazy_embedding(qdrant, client):
+    """The chat path may embed a new memory (into libSQL only) before its embedding job
+    runs: the job still writes the point, from the stored vector. Creates, imports and
+    content updates alike."""
+    created = client.post("/api/memory", json={"apiKeyId": "k1", "content": "We deploy on Fridays"})
+    imported = client.post(
+        "/api/memory/import",
+        json=[{"id": "legacy-7", "apiKeyId": "k1", "content": "Tea at four"}],
+    )
+    assert created.status_code == 201 and imported.status_code == 200, imported.text
+    memory_id = created.json()["id"]
+    qdrant.retrieval.retrieve("k1", RetrievalRequest(query="deploy"))  # lazy: libSQL only
+    assert qdrant.vectors.rows.pending_count() == 0
+    assert qdrant.queues.embedding.drain() == 2
+    assert points(qdrant) == 2
+    assert point_of(qdrant, memory_id).payload["content"] == "We deploy on Fridays"
+    assert point_of(qdrant, "legacy-7") is not None
+
+    changed = client.put(f"/api/memory/{memory_id}", json={"content": "We deploy on Mondays"})
+    assert changed.status_code == 200
+    qdrant.retrieval.retrieve("k1", RetrievalRequest(query="deploy"))
+    qdrant.queues.embedding.drain()
+    assert points(qdrant) == 2
+    assert point_of(qdrant, memory_id).payload["content"] == "We deploy on Mondays"
+    result = qdrant.retrieval.retrieve("k1", RetrievalRequest(query="when do we deploy"))
+    assert result.resolution.vector_store == "qdrant"
+    assert result.results[0].id == memory_id
+
+
+def test_a_job_embeds_its_own_memories_before_an_older_backlog(qdrant):
+    for i in range(80):  # waiting for a vector (a model change, an outage of the worker)
+        add(qdrant, f"old note {i}", key=f"old{i}")
+    new = add(qdrant, "We deploy on Fridays")
+    job = EmbeddingJob(api_key_id="k1", memory_ids=[new.id], request_id="r.backlog")
+    assert qdrant.jobs.embedding(job) >= 1
+    assert point_of(qdrant, new.id) is not None
+
+
+def test_the_worker_leaves_qdrant_alone_when_it_is_off(engine):
+    memory = add(engine, "We deploy on Fridays")
+    engine.retrieval.retrieve("k1", RetrievalRequest(query="deploy"))
+    assert engine.queues.embedding.drain() == 1
+    engine.qdrant.update(QdrantSettingsUpdate(enabled=True))
+    assert engine.qdrant.store().collection_dimension() is None  # nothing was written
+    assert engine.vectors.rows.embedded("k1", [memory.id], 256)  # libSQL has its vector
+
+
+# -- timeoutMs bounds every call -------------------------------------------------------------
+
+
+# qdrant-client takes whole seconds (200 ms would wait 1 s): the bounds below are 3 x
+# timeoutMs, generous for a slow machine, yet short of what the client alone would wait.
+TIMEOUT_MS = 200
+BOUND_S = 3 * TIMEOUT_MS / 1000
+
+
+@pytest.mark.parametrize("kind", ["refused", "hanging"])
+def test_the_health_probe_answers_within_the_timeout(engine, kind, request, clock, client):
+    port = closed_port() if kind == "refused" else request.getfixturevalue("silent_server")
+    engine.qdrant.update(
+        QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=port, timeout_ms=TIMEOUT_MS)
+    )
+    started = time.perf_counter()
+    health = engine.qdrant.health()  # the first probe: no client built or imported yet
+    elapsed = time.perf_counter() - started
+    assert health.ok is False and health.error
+    if kind == "hanging":
+        assert health.error == f"qdrant health probe timed out after {TIMEOUT_MS} ms"
+    assert elapsed < BOUND_S, elapsed  # a bound, not a benchmark
+    assert client.get("/api/settings/qdrant/health").json()["ok"] is False
+    assert client.get("/api/memory/engine-status").json()["qdrant"]["healthy"] is False
+
+
+def test_searches_and_writes_of_a_hanging_server_end_at_the_timeout(engine, silent_server):
+    engine.qdrant.update(
+        QdrantSettingsUpdate(
+            enabled=True, host="127.0.0.1", port=silent_server, timeout_ms=TIMEOUT_MS
+        )
+    )
+    store = engine.qdrant.store()
+    store._connect()  # the client's import is a one-time cost of the process, not a wait
+    for call in (
+        lambda: store.search([0.1] * 8, ["k1"], None, 5, 0, 0),
+        lambda: store.upsert([("m1", [0.1] * 8, {"apiKeyId": "k1"})]),
+        lambda: store.delete(["m1"]),
+        store.count,
+    ):
+        started = time.perf_counter()
+        with pytest.raises(UnavailableError, match=f"timed out after {TIMEOUT_MS} ms"):
+            call()
+        assert time.perf_counter() - started < BOUND_S
+
+
+class FakeQdrant(http.server.BaseHTTPRequestHandler):
+    """Answers the two requests of the health probe as a Qdrant server would."""
+
+    collections: ClassVar[dict[str, tuple[int, int]]] = {"engram_memory": (256, 3)}
+    seen_keys: ClassVar[list[str | None]] = []
+
+    def _answer(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        FakeQdrant.seen_keys.append(self.headers.get("api-key"))
+        name = self.path.split("/")[2]
+        if self.headers.get("api-key") == "wrong":
+            return self._answer(403, {"status": {"error": "forbidden"}})
+        if name not in self.collections:
+            return self._answer(404, {"status": {"error": "not found"}})
+        size, _ = self.collections[name]
+        return self._answer(200, {"result": {"config": {"params": {"vectors": {"size": size}}}}})
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length", 0))
+        assert json.loads(self.rfile.read(length)) == {"exact": True}
+        _, count = self.collections[self.path.split("/")[2]]
+        return self._answer(200, {"result": {"count": count}})
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fake_qdrant():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeQdrant)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_health_probe_reads_a_servers_collection(engine, fake_qdrant):
+    FakeQdrant.seen_keys.clear()
+    engine.qdrant.update(
+        QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=fake_qdrant, api_key=SECRET)
+    )
+    health = engine.qdrant.health()
+    assert (health.ok, health.dimension, health.points) == (True, 256, 3)
+    assert FakeQdrant.seen_keys == [SECRET]
+    engine.qdrant.update(QdrantSettingsUpdate(collection="missing"))
+    health = engine.qdrant.health()
+    assert (health.ok, health.dimension, health.points) == (True, None, 0)
+    engine.qdrant.update(QdrantSettingsUpdate(api_key="wrong"))
+    health = engine.qdrant.health()
+    assert health.ok is False and health.error == "qdrant health probe answered 403"
+
+
+# -- one answer about the active tier --------------------------------------------------------
+
+
+def preview_store(client):
+    body = client.post(
+        "/api/memory/retrieve-preview", json={"apiKeyId": "k1", "query": "what is my cat called"}
+    ).json()
+    return body["resolution"]["vectorStore"]
+
+
+def active_store(client):
+    return client.get("/api/memory/engine-status").json()["vectorStore"]["active"]
+
+
+def test_engine_status_and_the_preview_name_the_same_vector_store(engine, client):
+    add(engine, "My cat is named Biscuit")
+    embed_all(engine)
+    assert active_store(client) == preview_store(client) == "libsql"
+    client.put("/api/settings/qdrant", json={"enabled": True})
+    engine.vectors.reindex(max_seconds=10, target="qdrant")
+    assert active_store(client) == preview_store(client) == "qdrant"
+    client.put("/api/settings/memory", json={"vectorStore": "libsql"})
+    assert active_store(client) == preview_store(client) == "libsql"
+    client.put("/api/settings/memory", json={"vectorStore": "qdrant"})
+    client.put("/api/settings/memory", json={"staticEnabled": False})  # no embedder at all
+    assert active_store(client) is None
+    assert preview_store(client) is None
+
+
+def test_an_embedder_that_cannot_answer_is_keyword_only_for_both(engine, clock):
+    config = Config(
+        db_url=engine.config.db_url, admin_token=SecretStr("t"), embedding_api_key=SecretStr("e")
+    )
+    remote = open_engine(config, clock=clock, jobs="manual")
+    client = TestClient(
+        create_app(config=config, engine=lambda: remote), headers={"Authorization": "Bearer t"}
+    )
+    add(remote, "My cat is named Biscuit")
+    down = {
+        "embeddingSource": "remote",
+        "customBaseUrl": f"http://127.0.0.1:{closed_port()}/v1",
+        "customModelId": "emb",
+    }
+    try:
+        assert client.put("/api/settings/memory", json=down).status_code == 200
+        assert remote.vectors.embeddings.current().embedder is not None
+        assert active_store(client) is None  # its dimension is unknown: keyword only
+        assert preview_store(client) is None
+    finally:
+        remote.close()
+
+
+@pytest.mark.parametrize("first", ["status", "preview"])
+def test_a_dead_server_is_named_by_neither(engine, client, first):
+    add(engine, "My cat is named Biscuit")
+    embed_all(engine)
+    engine.qdrant.update(
+        QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=closed_port(), timeout_ms=500)
+    )
+    if first == "status":
+        assert active_store(client) == "libsql"  # its probe failed: Qdrant rests
+        assert preview_store(client) == "libsql"
+    else:
+        assert preview_store(client) == "libsql"  # its search failed: Qdrant rests
+        assert active_store(client) == "libsql"
+
+
+# -- embedded Qdrant is refused in AWS Lambda ------------------------------------------------
+
+
+@pytest.fixture
+def in_lambda(engine, clock):
+    config = Config(
+        db_url=engine.config.db_url,
+        data_dir=engine.config.data_dir,
+        admin_token=SecretStr("t"),
+        lambda_function="engram-memory-api",
+    )
+    lambda_engine = open_engine(config, clock=clock, jobs="manual")
+    app = create_app(config=config, engine=lambda: lambda_engine)
+    yield lambda_engine, TestClient(app, headers={"Authorization": "Bearer t"})
+    lambda_engine.close()
+
+
+def test_lambda_refuses_to_enable_embedded_qdrant(in_lambda):
+    _, client = in_lambda
+    refused = client.put("/api/settings/qdrant", json={"enabled": True})
+    assert refused.status_code == 422
+    assert "Lambda" in refused.json()["error"]["message"]
+    assert client.get("/api/settings/qdrant").json()["enabled"] is False  # nothing saved
+    assert client.get("/api/settings/memory").json()["vectorStore"] == "auto"
+    server = client.put("/api/settings/qdrant", json={"enabled": True, "host": "qdrant.internal"})
+    assert server.status_code == 200 and server.json()["mode"] == "server"
+    assert client.put("/api/settings/qdrant", json={"host": ""}).status_code == 422
+    assert client.get("/api/settings/qdrant").json()["host"] == "qdrant.internal"
+
+
+def test_lambda_reports_stored_embedded_settings_and_leaves_them_unused(engine, in_lambda):
+    engine.qdrant.update(QdrantSettingsUpdate(enabled=True))  # saved outside Lambda
+    lambda_engine, client = in_lambda
+    add(lambda_engine, "My cat is named Biscuit")
+    assert lambda_engine.queues.embedding.drain() == 1  # the worker writes no point in /tmp
+    status = client.get("/api/memory/engine-status").json()
+    assert status["qdrant"]["enabled"] is True and status["qdrant"]["healthy"] is False
+    assert "Lambda" in status["qdrant"]["error"]
+    assert status["vectorStore"]["active"] == "libsql" == preview_store(client)
+    assert "Lambda" in client.get("/api/settings/qdrant/health").json()["error"]
+    searched = client.post("/api/settings/qdrant/search", json={"query": "cat"})
+    assert searched.status_code == 409 and "Lambda" in searched.json()["error"]["message"]
+    assert not (lambda_engine.config.data_dir / "qdrant").exists()
+
+
+def test_lambda_with_a_deployment_url_needs_no_host(engine, clock):
+    config = Config(
+        db_url=engine.config.db_url,
+        lambda_function="engram-memory-api",
+        qdrant_url="http://127.0.0.1:6333",
+    )
+    lambda_engine = open_engine(config, clock=clock, jobs="manual")
+    try:
+        settings = lambda_engine.qdrant.update(QdrantSettingsUpdate(enabled=True))
+        assert settings.enabled is True
+        assert lambda_engine.qdrant.current().host == "127.0.0.1"
+    finally:
+        lambda_engine.close()

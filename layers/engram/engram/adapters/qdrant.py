@@ -4,6 +4,11 @@ health.
 ``qdrant_client`` is imported on first use: it costs ~0.8 s, which a chat request
 must not pay when Qdrant is off. Every call goes through ``_call``, which turns the
 client's exceptions into ``UnavailableError`` so retrieval can fall back.
+
+A server is given ``timeoutMs`` per call, exactly: the client only takes whole seconds
+(rounded up), so each request runs in a worker thread the caller waits for no longer
+than that (a request left behind ends at the client's own timeout). The health probe
+is two plain HTTP requests under one deadline: it never waits for the client's import.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
+
+import httpx
 
 from ..errors import UnavailableError
 from ..models import MAX_TOP_K, QdrantHealth, QdrantHit, QdrantSettings
@@ -40,6 +48,9 @@ def point_id(memory_id: str) -> str:
 
 
 _POINT_NAMESPACE = uuid.UUID("6f1c2a7e-3f0b-4f64-9a53-6c8e5d1b2a90")
+# Requests to a server that may be in flight at once (a hanging one holds a thread until
+# the client's own timeout; callers waiting on more than this many queue, then time out).
+_WORKERS = 8
 
 
 class QdrantStore:
@@ -49,6 +60,9 @@ class QdrantStore:
         self._client: Any = None
         self._lock = threading.Lock()
         self._dimension: int | None = None
+        self._timeout_s = settings.timeout_ms / 1000
+        self._pool: ThreadPoolExecutor | None = None
+        self._http: httpx.Client | None = None
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -77,7 +91,10 @@ class QdrantStore:
 
     def _call(self, what: str, action: Callable[[Any], T]) -> T:
         try:
-            return action(self._connect())
+            client = self._connect()
+            if not self.settings.host:  # embedded: in this process, nothing to wait for
+                return action(client)
+            return self._bounded(what, lambda: action(client))
         except UnavailableError:
             raise
         except Exception as exc:  # any client or transport failure degrades
@@ -85,11 +102,32 @@ class QdrantStore:
             # the log to what is needed.
             raise UnavailableError(f"qdrant {what} failed ({type(exc).__name__})") from exc
 
+    def _bounded(self, what: str, work: Callable[[], T]) -> T:
+        """``work`` in a worker thread, waited for ``timeoutMs`` at most."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="engram-qdrant")
+            future: Future[T] = self._pool.submit(work)
+        try:
+            return future.result(timeout=self._timeout_s)
+        except TimeoutError:
+            future.cancel()  # still queued: never sent
+            raise UnavailableError(
+                f"qdrant {what} timed out after {self.settings.timeout_ms} ms"
+            ) from None
+
     def close(self) -> None:
         with self._lock:
             if self._client is not None:
                 self._client.close()
                 self._client = None
+            if self._http is not None:
+                self._http.close()
+                self._http = None
+            if self._pool is not None:
+                # Requests left behind by a timeout end at the client's own timeout.
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
 
     # -- collection -------------------------------------------------------------------
 
@@ -266,13 +304,49 @@ class QdrantStore:
         return count
 
     def health(self) -> QdrantHealth:
+        """The collection's dimension and exact point count, within ``timeoutMs`` in all
+        (a server is probed over plain HTTP: no client import, no retries)."""
         started = time.perf_counter()
         try:
-            dimension = self.collection_dimension()
-            points = self.count() if dimension else 0
+            if self.settings.host:
+                dimension, points = self._bounded("health probe", self._probe)
+            else:
+                dimension = self.collection_dimension()
+                points = self.count() if dimension else 0
         except UnavailableError as exc:
             return QdrantHealth(ok=False, latency_ms=_ms(started), error=exc.message)
         return QdrantHealth(ok=True, latency_ms=_ms(started), points=points, dimension=dimension)
+
+    def _probe(self) -> tuple[int | None, int]:
+        """(dimension, points) of the collection, None and 0 when it does not exist yet."""
+        s = self.settings
+        host = f"[{s.host}]" if ":" in s.host and not s.host.startswith("[") else s.host
+        base = f"{'https' if s.https else 'http'}://{host}:{s.port}/collections/{s.collection}"
+        with self._lock:
+            if self._http is None:
+                headers = {"api-key": s.api_key.get_secret_value()} if s.api_key else {}
+                self._http = httpx.Client(headers=headers, timeout=self._timeout_s)
+            http = self._http
+        try:
+            info = http.get(base)
+            if info.status_code == 404:
+                return None, 0
+            info.raise_for_status()
+            dimension = int(info.json()["result"]["config"]["params"]["vectors"]["size"])
+            counted = http.post(f"{base}/points/count", json={"exact": True})
+            counted.raise_for_status()
+            return dimension, int(counted.json()["result"]["count"])
+        except httpx.HTTPStatusError as exc:
+            raise UnavailableError(
+                f"qdrant health probe answered {exc.response.status_code}"
+            ) from None
+        except httpx.TimeoutException:
+            raise UnavailableError(
+                f"qdrant health probe timed out after {s.timeout_ms} ms"
+            ) from None
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+            # The type only: a transport message can carry the URL.
+            raise UnavailableError(f"qdrant health probe failed ({type(exc).__name__})") from None
 
 
 def _ms(started: float) -> float:

@@ -3,7 +3,8 @@
 The API key is write-only: stored, used, never returned (responses carry
 ``hasApiKey``); an empty string removes it. With no ``host`` the tier runs
 qdrant-client's embedded mode under the data directory (one process only: it
-locks its folder), which is for local use and tests; production uses a server.
+locks its folder), which is for local use and tests; production uses a server
+(AWS Lambda refuses embedded mode: see ``QdrantService.refused``).
 """
 
 from __future__ import annotations

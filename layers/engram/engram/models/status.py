@@ -45,7 +45,10 @@ class EmbeddingProvider(ApiModel):
 
 class VectorStoreStatus(ApiModel):
     requested: str = Field(description="The vectorStore setting")
-    active: str | None = Field(description="The store answering vector queries, if any")
+    active: str | None = Field(
+        description="The store vector queries go to first now (retrieval's own rule); null:"
+        " keyword only. A query that store fails falls back (see the resolution)"
+    )
     dimension: int | None
     signature: str | None
     last_reset_at: UtcDatetime | None

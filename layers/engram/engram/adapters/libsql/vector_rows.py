@@ -3,6 +3,8 @@ reads that keep each process's in-memory index current (the ``VectorRows`` port)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...models import Memory
 from ...ports import PendingVector, VectorMeta, Vectors
 from .database import Database, Row
@@ -19,9 +21,17 @@ class VectorRowsRepository:
 
     # -- embedding bookkeeping --------------------------------------------------------------
 
-    def pending(self, owner: str | None, limit: int) -> list[PendingVector]:
-        """Memories waiting for a vector of the current signature (one owner, or all)."""
+    def pending(
+        self, owner: str | None, limit: int, ids: Sequence[str] | None = None
+    ) -> list[PendingVector]:
+        """Memories waiting for a vector of the current signature (one owner, or all;
+        only those of ``ids`` when given)."""
         owner_clause, params = owner_sql(owner, alias="")
+        if ids is not None:
+            if not ids:
+                return []
+            owner_clause += f" AND id IN ({','.join('?' for _ in ids)})"
+            params = [*params, *ids]
         rows = self.db.query(
             "SELECT seq, api_key_id, content FROM memories"
             f" WHERE needs_reindex = 1 AND {owner_clause} ORDER BY seq LIMIT ?",
@@ -80,6 +90,23 @@ class VectorRowsRepository:
             f"SELECT {COLUMNS}, m.embedding FROM memories m WHERE m.seq > ?"
             " AND m.embedding IS NOT NULL AND m.needs_reindex = 0 ORDER BY m.seq LIMIT ?",
             (seq, limit),
+        )
+        return [(int(r["seq"]), row_to_memory(r), decode(r["embedding"], dim)) for r in rows]
+
+    def embedded(
+        self, owner: str, ids: Sequence[str], dim: int
+    ) -> list[tuple[int, Memory, Vectors | None]]:
+        """Those of the owner's memories ``ids`` that have a current vector, with it (None
+        when it is not of dimension ``dim``), in seq order."""
+        if not ids:
+            return []
+        owner_clause, params = owner_sql(owner)
+        marks = ",".join("?" for _ in ids)
+        rows = self.db.query(
+            f"SELECT {COLUMNS}, m.embedding FROM memories m WHERE {owner_clause}"
+            f" AND m.id IN ({marks}) AND m.embedding IS NOT NULL AND m.needs_reindex = 0"
+            " ORDER BY m.seq",
+            [*params, *ids],
         )
         return [(int(r["seq"]), row_to_memory(r), decode(r["embedding"], dim)) for r in rows]
 
