@@ -242,3 +242,27 @@ def test_layer_plus_the_largest_function_fits_lambda(layers, layer, tmp_path):
         f" ({optional / 2**20:.1f} MiB) {(total + optional) / 2**20:.1f} MiB of 250"
     )
     assert total + optional < LAMBDA_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("url", "openable"),
+    [
+        ("libsql://db-org.turso.io", True),
+        ("https://db-org.turso.io", True),
+        ("wss://db-org.turso.io", True),
+        ("http://10.0.0.5:8080", True),
+        ("ws://sqld.internal:8080", True),
+        ("libsql://", False),
+        ("postgres://db.example.com", False),
+        ("file:engram.db", False),  # a file is not shared between Lambda instances
+    ],
+)
+def test_the_db_url_pattern_accepts_what_the_client_opens(url, openable):
+    import re
+
+    from engram import Config
+
+    pattern = TEMPLATE.raw["Parameters"]["DbUrl"]["AllowedPattern"]
+    assert bool(re.match(pattern, url)) is openable
+    if openable:
+        Config(db_url=url)  # the start-up check agrees
