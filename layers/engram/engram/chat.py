@@ -17,6 +17,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from .errors import EngramError, log_safe
@@ -24,6 +25,7 @@ from .extraction import newest
 from .health import FailureLog
 from .injection import inject
 from .models import ChatOptions, ExtractionJob, JobTurn, RetrievalRequest, Scope
+from .models.common import from_millis
 from .ports import JobQueue, Upstream, UpstreamResponse
 from .redaction import redact
 from .retrieval import Retriever
@@ -89,13 +91,20 @@ def _text_of(content: Any) -> str:
 
 
 def last_user_text(body: Mapping[str, Any]) -> str:
+    return _last_user(body)[0]
+
+
+def _last_user(body: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The last user message's text, and its ``name`` when it has a usable one."""
     messages = body.get("messages")
     if not isinstance(messages, list):
-        return ""
+        return "", None
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            return _text_of(message.get("content"))
-    return ""
+            name = message.get("name")
+            name = name.strip() if isinstance(name, str) else ""
+            return _text_of(message.get("content")), name if 0 < len(name) <= 64 else None
+    return "", None
 
 
 def _answer_of(payload: bytes) -> str:
@@ -127,6 +136,8 @@ class PreparedChat:
     notes: list[str] = field(default_factory=list)
     # Whether the answer is read for facts too (``extractFrom: both``).
     read_answer: bool = False
+    # Whether the turns are stored themselves (``storeConversation``).
+    conversation: bool = False
 
 
 @dataclass
@@ -166,6 +177,7 @@ class ChatService:
         self, api_key_id: str, body: dict[str, Any], options: ChatOptions
     ) -> ChatReply:
         """Forward one chat completion with memory, and queue what it taught us."""
+        started_at = from_millis(self.retriever.now_ms())
         scope = options.scope
         if scope is Scope.SESSION and options.session_id is None:
             scope = Scope.API_KEY  # nothing to narrow to: the key's whole pool
@@ -193,6 +205,8 @@ class ChatService:
                     answer if prepared.read_answer else "",
                     request_id,
                     options.session_id,
+                    conversation=prepared.conversation,
+                    at=started_at,
                 )
                 if job is not None:
                     await asyncio.to_thread(self.queue.send, job)
@@ -260,6 +274,7 @@ class ChatService:
         if not settings.enabled or opt_out:
             return PreparedChat(body, memory_on=False)
         read_answer = settings.extract_from == "both"
+        conversation = settings.store_conversation
         try:
             query = last_user_text(body)
             result = self.retriever.retrieve(
@@ -269,17 +284,27 @@ class ChatService:
                 ),
             )
             if not result.results:
-                return PreparedChat(body, memory_on=True, read_answer=read_answer)
+                return PreparedChat(
+                    body, memory_on=True, read_answer=read_answer, conversation=conversation
+                )
             injected = inject(body, result.results, provider)
         except Exception as exc:  # memory never fails a chat: forward without it
             # The failure, never its message: a validation error quotes the user's text.
             log.warning("memory retrieval failed; forwarding without memory: %s", log_safe(exc))
             self.failures.failed("chat memory", log_safe(exc))
             return PreparedChat(
-                body, memory_on=True, notes=["retrieval failed"], read_answer=read_answer
+                body,
+                memory_on=True,
+                notes=["retrieval failed"],
+                read_answer=read_answer,
+                conversation=conversation,
             )
         return PreparedChat(
-            injected, memory_on=True, injected=len(result.results), read_answer=read_answer
+            injected,
+            memory_on=True,
+            injected=len(result.results),
+            read_answer=read_answer,
+            conversation=conversation,
         )
 
     @staticmethod
@@ -289,6 +314,9 @@ class ChatService:
         answer: str,
         request_id: str,
         session_id: str | None = None,
+        *,
+        conversation: bool = False,
+        at: datetime | None = None,
     ) -> ExtractionJob | None:
         """The job for one finished exchange, or None when there is nothing to read.
 
@@ -296,15 +324,21 @@ class ChatService:
         never reaches the queue, let alone storage. ``answer`` is "" unless the
         settings read the assistant's words too.
         """
+        said, name = _last_user(body)
         turns = [
-            JobTurn(role=role, text=redact(newest(text)))
-            for role, text in (("user", last_user_text(body)), ("assistant", answer))
+            JobTurn(role=role, text=redact(newest(text)), name=who)
+            for role, text, who in (("user", said, name), ("assistant", answer, None))
             if text.strip()
         ]
         if not turns:
             return None
         return ExtractionJob(
-            api_key_id=api_key_id, session_id=session_id, turns=turns, request_id=request_id
+            api_key_id=api_key_id,
+            session_id=session_id,
+            turns=turns,
+            request_id=request_id,
+            conversation=conversation,
+            at=at,
         )
 
 

@@ -38,13 +38,20 @@ def provider_supports_system(provider: str | None) -> bool:
 
 def format_memories(memories: Sequence[Memory]) -> str:
     """``Memory context:`` then one memory per line, labelled with its category; what
-    the assistant said is labelled as such, never passed off as the user's."""
+    the assistant said is labelled as such, never passed off as the user's; a stored
+    turn (conversation memory) says who said it and when."""
     lines = [MEMORY_HEADER]
     for memory in memories:
         category = memory.metadata.get("category")
         text = " ".join(memory.content.split())
         label = category if isinstance(category, str) else ""
-        if memory.metadata.get("source") == "assistant":
+        if memory.metadata.get("kind") == "turn":  # a stored turn, not a fact
+            speaker = memory.metadata.get("speaker")
+            who = "the assistant" if memory.metadata.get("role") == "assistant" else "the user"
+            if isinstance(speaker, str) and speaker not in ("user", "assistant"):
+                who = f"{speaker} ({who})"
+            label = f"{who} said on {memory.created_at:%Y-%m-%d}"
+        elif memory.metadata.get("source") == "assistant":
             label = f"said by the assistant, {label}" if label else "said by the assistant"
         lines.append(f"- {label}: {text}" if label else f"- {text}")
     return "\n".join(lines)

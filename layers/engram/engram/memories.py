@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import TypeVar
 
+from .conversation import turn_memories
 from .errors import EngramError, InvalidInputError
 from .extraction import extract
 from .health import FailureLog
@@ -282,6 +283,10 @@ class MemoryService:
                 learned = self._learn(job.api_key_id, text, job.session_id, role)
                 outcomes += learned.outcomes
                 retired += learned.retired
+            # The turns themselves, as said at the chat's time (retention counts from it).
+            said = self.now_ms() if job.at is None else min(to_millis(job.at), self.now_ms())
+            for item in turn_memories(job):
+                outcomes.append(self.store.upsert(_redacted(item), item.key or "", said))
             self.ledger.mark(job.request_id, job.kind, self.now_ms())
         self._request_for(outcomes, f"{job.request_id}.embed")
         self._announce(retired)

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from .common import ApiKeyId, ApiModel, SessionId
+from .common import ApiKeyId, ApiModel, SessionId, UtcDatetime
 
 __all__ = ["EmbeddingJob", "ExtractionJob", "ExtractionOutcome", "Job", "JobTurn"]
 
@@ -22,6 +22,8 @@ class JobTurn(ApiModel):
     role: Literal["user", "assistant"]
     # The newest 64 KiB are read; the cap here only bounds a message (SQS allows 256 KiB).
     text: Annotated[str, Field(max_length=200_000)]
+    # The message's ``name`` when the application gives one (who spoke, in a group chat).
+    name: Annotated[str, Field(max_length=64)] | None = None
 
 
 class ExtractionJob(ApiModel):
@@ -37,6 +39,10 @@ class ExtractionJob(ApiModel):
     # Jobs queued before turns existed carry the exchange as one text (read as before).
     text: Annotated[str, Field(max_length=200_000)] | None = None
     request_id: JobId = Field(description="Idempotency key: the chat request it came from")
+    # Store the turns themselves too (settings' storeConversation when the chat ran), as
+    # said at ``at`` (the chat's time, not the worker's).
+    conversation: bool = False
+    at: UtcDatetime | None = None
 
 
 class EmbeddingJob(ApiModel):

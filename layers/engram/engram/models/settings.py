@@ -140,6 +140,11 @@ class MemorySettings(ApiModel):
     # Whose words facts are taken from: the user's turns only, or the assistant's too
     # (the reference's behaviour; those facts are marked and injected as the assistant's).
     extract_from: Literal["user", "both"] = "user"
+    # Store the proxy's turns themselves as episodic memories of their session (the
+    # user's; the assistant's too with extractFrom "both"), with role, speaker and time:
+    # "what did I say about X last week" then has something to find. Off by default:
+    # it stores every turn (storage, embedding and retrieval candidates grow with use).
+    store_conversation: StrictBool = False
     embedding_source: Literal["auto", "remote", "static", "transformers"] = "auto"
     embedding_provider_model: OptionalText = None
     custom_base_url: Annotated[

@@ -1,0 +1,54 @@
+"""Conversation memory (``storeConversation``): the proxy's turns stored as episodic
+memories of their session, beside the facts extracted from them.
+
+Each turn becomes one memory with Engram's own metadata (never the caller's): ``kind``
+``turn``, the ``role``, the ``speaker`` (the message's ``name``, else the role) and the
+time of the chat. Its key is derived from the chat request and the turn's place in it,
+so a redelivered job finds the same memories. The text was redacted when the job was
+made; what is stored is at most ``MAX_CONTENT_CHARS`` (the beginning of a longer turn).
+"""
+
+from __future__ import annotations
+
+from .models import MAX_CONTENT_CHARS, ExtractionJob, MemoryCreate, MemoryType
+
+__all__ = ["TURN_KIND", "turn_memories"]
+
+TURN_KIND = "turn"
+_MORE = " …"
+
+
+def _clip(text: str) -> str:
+    text = text.strip()
+    if len(text) <= MAX_CONTENT_CHARS:
+        return text
+    cut = text[: MAX_CONTENT_CHARS - len(_MORE)]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > MAX_CONTENT_CHARS // 2 else cut) + _MORE
+
+
+def turn_memories(job: ExtractionJob) -> list[MemoryCreate]:
+    """The memories of the job's turns (none unless the job asks for them)."""
+    if not job.conversation:
+        return []
+    items = []
+    for index, turn in enumerate(job.turns):
+        text = _clip(turn.text)
+        if not text:
+            continue
+        metadata: dict[str, object] = {
+            "kind": TURN_KIND,
+            "role": turn.role,
+            "speaker": turn.name or turn.role,
+        }
+        items.append(
+            MemoryCreate(
+                api_key_id=job.api_key_id,
+                session_id=job.session_id,
+                key=f"{TURN_KIND}:{job.request_id}:{index}",
+                type=MemoryType.EPISODIC,
+                content=text,
+                metadata=metadata,
+            )
+        )
+    return items

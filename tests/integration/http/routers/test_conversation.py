@@ -1,0 +1,134 @@
+"""Conversation memory (storeConversation) through the chat proxy, against a real
+upstream server on 127.0.0.1 and a real libSQL file."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from engram import MemorySettingsUpdate
+from engram.chat import ChatService
+from engram.models import ApiKeyCreate, MemoryForget, MemoryQuery, RetrievalRequest
+from tests.integration.http.routers.test_chat import make_app
+from tests.support.upstream_stub import StubUpstream
+
+SAID = "Last week I told my sister Ana that the blue bicycle needs new brakes"
+
+
+@pytest.fixture
+def stub():
+    with StubUpstream(reply="Sounds like a plan for the bicycle.") as upstream:
+        yield upstream
+
+
+@pytest.fixture
+def config(config, stub):
+    return config.model_copy(
+        update={"upstream_base_url": stub.url, "upstream_api_key": SecretStr("upstream-secret")}
+    )
+
+
+@pytest.fixture
+def key(engine):
+    return engine.keys.create(ApiKeyCreate(name="conversation"))
+
+
+@pytest.fixture
+def chat(engine, key):
+    engine.settings.update(MemorySettingsUpdate(enabled=True, store_conversation=True))
+    with TestClient(make_app(engine), headers={"Authorization": f"Bearer {key.secret}"}) as client:
+        yield client
+
+
+def say(client, text, session="trip", name=None, **headers):
+    message = {"role": "user", "content": text} | ({"name": name} if name else {})
+    body = {"model": "gpt-4o", "messages": [message]}
+    return client.post(
+        "/v1/chat/completions", json=body, headers={"x-engram-session-id": session, **headers}
+    )
+
+
+def turns(engine, owner):
+    data = engine.memories.list_page(MemoryQuery(api_key_id=owner)).data
+    return [m for m in data if m.metadata.get("kind") == "turn"]
+
+
+def test_turns_are_stored_with_role_speaker_time_and_session(chat, engine, key, clock, stub):
+    asked_at = clock.now
+    assert say(chat, SAID, name="Rosa").status_code == 200
+    clock.advance(minutes=5)  # the worker runs later; the turn keeps the chat's time
+    assert engine.queues.extraction.drain() == 1
+    (turn,) = turns(engine, key.id)
+    assert turn.content == SAID
+    assert turn.type == "episodic" and turn.session_id == "trip"
+    assert turn.metadata == {"kind": "turn", "role": "user", "speaker": "Rosa"}
+    assert turn.created_at == asked_at
+    # The assistant's words are memory only when extractFrom is "both".
+    assert all(t.metadata["role"] == "user" for t in turns(engine, key.id))
+
+
+def test_a_redelivered_job_stores_each_turn_once(chat, engine, key, clock):
+    body = {"messages": [{"role": "user", "content": SAID}]}
+    job = ChatService.extraction_job(
+        key.id, body, "", "chat-redelivered", "trip", conversation=True, at=clock.now
+    )
+    engine.jobs.handle(job)
+    engine.jobs.handle(job)  # SQS delivers it again
+    assert len(turns(engine, key.id)) == 1
+
+
+def test_off_by_default_stores_only_facts(engine, key, stub):
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    with TestClient(make_app(engine), headers={"Authorization": f"Bearer {key.secret}"}) as client:
+        say(client, SAID + ". I prefer tea.")
+    engine.queues.extraction.drain()
+    assert turns(engine, key.id) == []
+    assert engine.memories.list_page(MemoryQuery(api_key_id=key.id)).data  # the fact
+
+
+def test_what_was_said_is_found_and_injected_as_said(chat, engine, key, stub):
+    say(chat, SAID)
+    engine.queues.extraction.drain()
+    asked = say(chat, "What did I say about the bicycle?", session="later")
+    assert asked.headers["x-engram-memories"] != "0"
+    system = stub.requests[-1]["json"]["messages"][0]["content"]
+    assert f"- the user said on {engine.clock():%Y-%m-%d}: {SAID}" in system.split("\n")
+
+
+def test_both_sides_with_extract_from_both(chat, engine, key, stub):
+    engine.settings.update(MemorySettingsUpdate(extract_from="both"))
+    say(chat, SAID)
+    engine.queues.extraction.drain()
+    roles = sorted(t.metadata["role"] for t in turns(engine, key.id))
+    assert roles == ["assistant", "user"]
+    said = {t.metadata["role"]: t.content for t in turns(engine, key.id)}
+    assert said["assistant"] == stub.reply
+
+
+def test_secrets_in_turns_are_redacted_before_storage(chat, engine, key):
+    say(chat, "my github token is ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 keep it safe")
+    engine.queues.extraction.drain()
+    (turn,) = turns(engine, key.id)
+    assert "ghp_A1b2" not in turn.content
+
+
+def test_retention_and_forgetting_apply_to_turns(chat, engine, key, clock):
+    say(chat, SAID)
+    engine.queues.extraction.drain()
+    found = engine.retrieval.preview(key.id, RetrievalRequest(query="bicycle brakes"))
+    assert [m.content for m in found.results] == [SAID]
+    clock.advance(days=engine.settings.get().retention_days + 1)
+    gone = engine.retrieval.preview(key.id, RetrievalRequest(query="bicycle brakes"))
+    assert gone.results == []
+    clock.advance(days=-(engine.settings.get().retention_days + 1))
+    result = engine.memories.forget(MemoryForget(api_key_id=key.id, session_id="trip"))
+    assert result.deleted >= 1 and turns(engine, key.id) == []
+
+
+def test_other_keys_never_see_the_turns(chat, engine, key):
+    say(chat, SAID)
+    engine.queues.extraction.drain()
+    other = engine.keys.create(ApiKeyCreate(name="other"))
+    found = engine.retrieval.preview(other.id, RetrievalRequest(query="bicycle brakes"))
+    assert found.results == []
