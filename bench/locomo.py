@@ -192,6 +192,7 @@ class OverHttp:
 def evaluate(target: Any, conversations: list[dict[str, Any]], strategy: str) -> dict[str, Any]:
     recalls: dict[int, list[float]] = defaultdict(list)
     by_cat: dict[int, list[float]] = defaultdict(list)
+    by_conv: dict[str, list[float]] = defaultdict(list)
     latency: list[float] = []
     session_hits: list[float] = []
     questions = [(c, q) for c in conversations for q in c["questions"]]
@@ -213,10 +214,12 @@ def evaluate(target: Any, conversations: list[dict[str, Any]], strategy: str) ->
             recalls[k].append(recall)
             if k == 10:
                 by_cat[q["cat"]].append(recall)
+                by_conv[conv["id"]].append(recall)
     return {
         **{f"R@{k}": statistics.fmean(v) for k, v in recalls.items()},
         "cat": {c: statistics.fmean(v) for c, v in sorted(by_cat.items())},
         "S@5": statistics.fmean(session_hits),
+        "conv": {c: statistics.fmean(v) for c, v in by_conv.items()},
         "p50": statistics.median(latency),
         "p95": statistics.quantiles(latency, n=20)[-1],
     }
@@ -280,6 +283,10 @@ def main() -> None:
         line = f"{embedder:<13}{strategy:<10}" + "".join(f"{r[f'R@{k}']:>7.3f}" for k in KS)
         line += "".join(f"{r['cat'].get(c, 0):>12.3f}" for c in CATEGORIES)
         print(line + f"{r['S@5']:>7.3f}{r['p50']:>9.2f}{r['p95']:>9.2f}")
+    print("\nR@10 per conversation (keep a change only if each one improves)")
+    for embedder, strategy, r in rows:
+        cells = "  ".join(f"{c} {v:.3f}" for c, v in r["conv"].items())
+        print(f"{embedder:<13}{strategy:<10}{cells}")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ __all__ = [
     "AuthenticationError",
     "ConfigError",
     "ConflictError",
+    "DimensionMismatch",
     "EmbeddingError",
     "EngramError",
     "InvalidInputError",
@@ -90,6 +91,11 @@ class MigrationError(StorageError):
 
 class UnavailableError(EngramError):
     """A tier or dependency is not available; callers degrade instead of failing."""
+
+
+class DimensionMismatch(UnavailableError):
+    """A vector store holds vectors of another dimension than the active embedder's:
+    retrieval goes on without it; asked for directly, it is a conflict to resolve."""
 
 
 class UpstreamError(EngramError):

@@ -15,7 +15,13 @@ import numpy as np
 from pydantic import ValidationError
 
 from .embedding import ActiveEmbedder
-from .errors import ConflictError, EngramError, InvalidInputError, UnavailableError
+from .errors import (
+    ConflictError,
+    DimensionMismatch,
+    EngramError,
+    InvalidInputError,
+    UnavailableError,
+)
 from .health import FailureLog
 from .models import (
     DAY_MS,
@@ -40,6 +46,7 @@ from .ports import (
     Vectors,
 )
 from .settings import SettingsStore
+from .terms import SPEAKER_PREFIX_CHARS, prefix_speaker
 
 __all__ = ["QdrantService", "QdrantSettingsStore", "QdrantTier", "payload_of"]
 
@@ -132,7 +139,14 @@ class QdrantTier:
             raise UnavailableError("qdrant returned nothing")
         ids = [h.memory_id for h in hits]
         speakers = np.array(
-            [str((h.payload.get("metadata") or {}).get("speaker") or "") for h in hits],
+            [
+                str(
+                    (h.payload.get("metadata") or {}).get("speaker")
+                    or prefix_speaker(str(h.payload.get("content") or "")[:SPEAKER_PREFIX_CHARS])
+                    or ""
+                )
+                for h in hits
+            ],
             dtype=object,
         )
         masks = {name: speakers == name for name in set(speakers.tolist()) if name}
@@ -314,7 +328,10 @@ class QdrantService:
         store = self._required()
         vector = self.embeddings.embed_query(query)
         owners = [owner] if owner else self.rows.owners()
-        return store.search(vector.tolist(), owners, None, top_k, self.now_ms() / 1000, 0)
+        try:
+            return store.search(vector.tolist(), owners, None, top_k, self.now_ms() / 1000, 0)
+        except DimensionMismatch as exc:  # the settings disagree with the collection
+            raise ConflictError(exc.message) from exc
 
     def _required(self) -> PointStore:
         store = self.store()

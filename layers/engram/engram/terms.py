@@ -11,13 +11,36 @@ from functools import lru_cache
 import snowballstemmer
 
 __all__ = [
+    "SPEAKER_PREFIX_CHARS",
     "STOPWORDS",
     "coverage",
     "index_term",
+    "prefix_speaker",
     "proper_names",
     "query_terms",
     "subject_words",
 ]
+
+# How much of a memory's opening a "Name: " transcript prefix may take.
+SPEAKER_PREFIX_CHARS = 42
+_SPEAKER_PREFIX = re.compile(r"^([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}): \S")
+# Line labels that look like names but say what a line is, not who spoke it.
+_LABELS = frozenset(
+    "note notes update todo q a re subject warning error step tip answer question"
+    " summary example reminder fyi ps edit important".split()
+)
+
+
+def prefix_speaker(opening: object) -> str | None:
+    """The speaker a transcript line names at its start ("Caroline: I went to..."), for
+    memories imported as plain lines with no ``metadata.speaker``; None otherwise."""
+    if not isinstance(opening, str):
+        return None
+    match = _SPEAKER_PREFIX.match(opening)
+    if match is None or match[1].lower() in _LABELS or any(c.isdigit() for c in match[1]):
+        return None
+    return match[1]
+
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _MAX_TERMS = 32

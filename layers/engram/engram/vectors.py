@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .embedding import ActiveEmbedder
-from .errors import EmbeddingError, EngramError
+from .errors import DimensionMismatch, EmbeddingError, EngramError
 from .health import FailureLog
 from .models import EmbeddingJob, OwnerFilter, ReindexRequest, ReindexResult
 from .ports import DenseScores, Embedder, VectorRows, Vectors, VectorTier
@@ -375,7 +375,10 @@ class VectorService:
                 break
             found = [(memory, vector) for _, memory, vector in rows if vector is not None]
             if found:
-                self.qdrant.write([m for m, _ in found], np.stack([v for _, v in found]))
+                try:
+                    self.qdrant.write([m for m, _ in found], np.stack([v for _, v in found]))
+                except DimensionMismatch as exc:  # the settings disagree with the collection
+                    return ReindexResult(started=False, pending=0, reason=exc.message)
             processed += len(found)
             cursor = rows[-1][0]
         total = self.rows.embedded_count()

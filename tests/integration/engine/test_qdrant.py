@@ -207,7 +207,7 @@ def test_cleanup_counts_then_removes_expired_and_old_points(qdrant, clock, clien
     assert points(qdrant) == 1
 
 
-def test_a_changed_embedding_dimension_is_reported_and_retrieval_falls_back(qdrant):
+def test_a_changed_embedding_dimension_is_reported_and_retrieval_falls_back(qdrant, client):
     add(qdrant, "My cat is named Biscuit")
     embed_all(qdrant)
     qdrant.vectors.reindex(max_seconds=10, target="qdrant")  # a 256-d collection
@@ -216,6 +216,14 @@ def test_a_changed_embedding_dimension_is_reported_and_retrieval_falls_back(qdra
     assert result.resolution.vector_store == "libsql"
     assert "384" in result.resolution.reason and "256" in result.resolution.reason
     assert qdrant.status.report().qdrant.dimension == 256
+    # Asked for directly, the mismatch is a conflict to resolve, not an outage.
+    searched = client.post("/api/settings/qdrant/search", json={"query": "cat"})
+    assert searched.status_code == 409, searched.text
+    assert "256-d" in searched.json()["error"]["message"]
+    embed_all(qdrant)
+    backfill = client.post("/api/memory/reindex", json={"target": "qdrant"})
+    assert backfill.status_code == 200, backfill.text
+    assert backfill.json()["started"] is False and "256-d" in backfill.json()["reason"]
 
 
 def test_embedding_models_lists_what_can_fill_the_collection(client):

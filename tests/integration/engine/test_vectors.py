@@ -228,6 +228,28 @@ def test_speakers_named_in_the_query_are_boosted(engine):
     assert top.results[0].key == "t1"
 
 
+def test_a_plain_transcript_line_names_its_speaker(engine):
+    # Imported the plain way: "Name: text", no metadata.speaker.
+    for i, text in enumerate(
+        [
+            "Melanie: Caroline, what have you been reading lately?",
+            "Caroline: I have been reading about adoption agencies",
+            "Melanie: I have been reading about pottery",
+        ]
+    ):
+        engine.memories.create(
+            MemoryCreate(api_key_id="k1", key=f"t{i}", content=text, session_id="s")
+        )
+    ask(engine, "anything", strategy=Strategy.HYBRID)  # embeds the pending memories
+    from engram.models import OwnerFilter
+
+    dense = engine.vectors.dense("reading", OwnerFilter(("k1",)), engine.now_ms(), 0)
+    masks = dense.scores.speaker_masks
+    assert set(masks) == {"Melanie", "Caroline"}
+    by_id = {engine.memories.get(i).key: m for i, m in zip(dense.scores.ids, masks["Caroline"])}
+    assert by_id == {"t0": False, "t1": True, "t2": False}
+
+
 @pytest.mark.parametrize("dim", [3, 256, 384])
 def test_libsql_f8_decoding_matches_libsql(dim, engine, db):
     from engram.adapters.libsql.encoding import decode

@@ -24,17 +24,13 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ..errors import UnavailableError
+from ..errors import DimensionMismatch, UnavailableError
 from ..models import MAX_TOP_K, QdrantHealth, QdrantHit, QdrantSettings
 
 __all__ = ["DimensionMismatch", "QdrantStore"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-class DimensionMismatch(UnavailableError):
-    """The collection holds vectors of another dimension than the active embedder's."""
 
 
 def point_id(memory_id: str) -> str:

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...ports import Vectors
+from ...terms import prefix_speaker
 from .database import Row
 from .encoding import decode
 from .vector_rows import VectorRowsRepository
@@ -155,7 +156,8 @@ class OwnerIndex:
         self._raw[pos] = 0.0 if vector is None else vector
         self._updated[pos] = int(row["updated_at"])
         self._expires[pos] = -1 if row["expires_at"] is None else int(row["expires_at"])
-        self._set_speaker(pos, row["speaker"] if isinstance(row["speaker"], str) else None)
+        speaker = row["speaker"] if isinstance(row["speaker"], str) else None
+        self._set_speaker(pos, speaker or prefix_speaker(row.get("opening")))
         touched |= self._link(pos, row["session_id"])
         return touched | {pos}
 

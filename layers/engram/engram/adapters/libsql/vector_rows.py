@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ...models import Memory
 from ...ports import PendingVector, VectorMeta, Vectors
+from ...terms import SPEAKER_PREFIX_CHARS
 from .database import Database, Row
 from .encoding import decode, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
@@ -157,7 +158,9 @@ class VectorRowsRepository:
         owner_clause, params = owner_sql(owner, alias="")
         return self.db.query(
             "SELECT seq, id, session_id, created_at, updated_at, expires_at, embedding,"
-            " json_extract(metadata, '$.speaker') AS speaker, version"
+            " json_extract(metadata, '$.speaker') AS speaker, version,"
+            # A transcript line ("Caroline: ...") names its speaker when metadata does not.
+            f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening"
             f" FROM memories WHERE {owner_clause} AND version > ?",
             (*params, since),
         )
