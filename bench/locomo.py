@@ -150,6 +150,97 @@ class InProcess:
         return [r.metadata["diaId"] for r in result.results], result.resolution.reason
 
 
+class ViaProxy(InProcess):
+    """The product's own path: each conversation played through the chat proxy, one
+    speaker as the user (the message's ``name``), a stub upstream answering with the
+    other speaker's next turn, the session's date as the time of the request; memory on,
+    ``storeConversation`` on, ``extractFrom: both``. Scored by mapping stored turns back
+    to their dialogue ids by text (extracted facts count as misses, as for users)."""
+
+    def __init__(self) -> None:
+        from datetime import UTC, datetime
+
+        from fastapi.testclient import TestClient
+        from pydantic import SecretStr
+
+        from engram import Config, MemorySettingsUpdate, open_engine
+        from shared.http import create_app
+
+        sys.path.insert(0, str(ROOT))
+        from tests.support.upstream_stub import StubUpstream
+
+        self._tmp = tempfile.TemporaryDirectory()
+        self.now = datetime(2023, 1, 1, tzinfo=UTC)
+        self.stub = StubUpstream()
+        self.stub.record = False
+        self.stub.start()
+        config = Config(
+            db_url=f"file:{self._tmp.name}/locomo.db",
+            data_dir=self._tmp.name,
+            admin_token=SecretStr("bench"),
+            upstream_base_url=self.stub.url,
+            upstream_api_key=SecretStr("stub"),
+        )
+        self.engine = open_engine(config, clock=lambda: self.now, jobs="manual")
+        self.engine.settings.update(
+            MemorySettingsUpdate(enabled=True, store_conversation=True, extract_from="both")
+        )
+        self.client = TestClient(create_app(config=config, engine=lambda: self.engine))
+        self.keys: dict[str, str] = {}
+        self.dia_of: dict[str, dict[str, str]] = {}
+
+    def play(self, conv: dict[str, Any]) -> None:
+        from datetime import datetime, timedelta
+
+        from engram.models import ApiKeyCreate
+
+        made = self.engine.keys.create(ApiKeyCreate(name=f"locomo-{conv['id']}"))
+        self.keys[f"locomo-{conv['id']}"] = made.id
+        texts = self.dia_of.setdefault(made.id, {})
+        turns = conv["turns"]
+        user = turns[0]["speaker"]
+        headers = {"Authorization": f"Bearer {made.secret}"}
+        i = 0
+        while i < len(turns):
+            turn = turns[i]
+            answer = turns[i + 1] if i + 1 < len(turns) else None
+            if turn["speaker"] != user or (answer and answer["speaker"] == user):
+                answer = None  # two turns of one side in a row: no answer between them
+            moment = datetime.strptime(turn["date"], "%I:%M %p on %d %B, %Y")
+            self.now = moment.replace(tzinfo=self.now.tzinfo) + timedelta(seconds=i)
+            self.stub.reply = answer["text"] if answer else ""
+            role = "user" if turn["speaker"] == user else "assistant"
+            message = {"role": "user", "content": turn["text"], "name": turn["speaker"]}
+            if role == "assistant":  # the other side opens: sent as context, not stored
+                i += 1
+                texts.setdefault(" ".join(turn["text"].split()), turn["dia"])
+                continue
+            response = self.client.post(
+                "/v1/chat/completions",
+                json={"model": "gpt-4o", "messages": [message]},
+                headers={**headers, "x-engram-session-id": turn["session"]},
+            )
+            assert response.status_code == 200, response.text
+            self.engine.queues.extraction.drain()
+            texts[" ".join(turn["text"].split())] = turn["dia"]
+            if answer:
+                texts[" ".join(answer["text"].split())] = answer["dia"]
+            i += 2 if answer else 1
+
+    def ingest(self, items: list[dict[str, Any]]) -> None:
+        raise NotImplementedError("via the proxy, conversations are played, not imported")
+
+    def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
+        from engram.models import RetrievalRequest
+
+        key = self.keys[owner]
+        request = RetrievalRequest(query=query, strategy=strategy, limit=20, max_tokens=16000)
+        result = self.engine.retrieval.preview(key, request)
+        texts = self.dia_of[key]
+        dias = [texts.get(" ".join(r.content.split()), "fact:" + r.id) for r in result.results]
+        return dias, result.resolution.reason
+
+
 class OverHttp:
     def __init__(self, base: str, token: str) -> None:
         import httpx
@@ -234,6 +325,11 @@ def main() -> None:
     parser.add_argument(
         "--plain", action="store_true", help='turns as "Speaker: text", no metadata'
     )
+    parser.add_argument(
+        "--via-proxy",
+        action="store_true",
+        help="play each conversation through the chat proxy (storeConversation on)",
+    )
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument(
         "--vector-store",
@@ -246,6 +342,8 @@ def main() -> None:
         sys.exit(f"no LoCoMo data at {args.data}")
     conversations = load(args.data)
     target: Any = OverHttp(args.api, args.token) if args.api else InProcess()
+    if args.via_proxy:
+        target = ViaProxy()
     if args.vector_store == "qdrant":
         target.use_qdrant()
 
@@ -254,13 +352,17 @@ def main() -> None:
     started = time.perf_counter()
     base = int(time.time() * 1000) - 10 * len(conversations) * 10_000
     for i, conv in enumerate(tqdm(conversations, desc="ingest", unit="conv")):
-        target.ingest(list(memories(conv, base + i * 10_000, args.plain)))
+        if args.via_proxy:
+            target.play(conv)
+        else:
+            target.ingest(list(memories(conv, base + i * 10_000, args.plain)))
     rate = turns / (time.perf_counter() - started)
     scored = sum(q["cat"] in CATEGORIES for c in conversations for q in c["questions"])
     every = sum(len(c["questions"]) for c in conversations)
     print(
         f"\n{len(conversations)} conversations, {turns} turns ingested at {rate:,.0f}/s"
-        f" ({'plain' if args.plain else 'with speaker and date metadata'}), {scored}"
+        f" ({'via the proxy' if args.via_proxy else 'plain' if args.plain else 'with metadata'})"
+        f", {scored}"
         f" questions of categories 1-4 (turn recall), {every} of all five (session S@5)"
     )
 
