@@ -10,6 +10,7 @@ session; bugs are logged without the arguments (they may hold memories).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable
@@ -48,7 +49,10 @@ def _version() -> str:
         return "0.0.0"
 
 
+@functools.cache
 def _tool_list() -> list[types.Tool]:
+    """Built once per process: JSON schemas take pydantic milliseconds, and the stateless
+    HTTP transport builds a server per request."""
     return [
         types.Tool(
             name=tool.name,

@@ -8,7 +8,6 @@ every call, so a key revoked meanwhile stops working at once.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 import anyio
@@ -21,13 +20,13 @@ from .server import build_server
 
 __all__ = ["API_KEY_VARIABLE", "run_stdio"]
 
-API_KEY_VARIABLE = "ENGRAM_API_KEY"
+API_KEY_VARIABLE = Config.model_fields["api_key"].alias or "ENGRAM_API_KEY"
 
 
 def run_stdio(config: Config) -> int:
     # The MCP client reads stdout: everything else, logs included, goes to stderr.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    secret = os.environ.get(API_KEY_VARIABLE, "").strip()
+    secret = config.api_key.get_secret_value().strip() if config.api_key else ""
     if not secret:
         print(
             f"engram mcp: set {API_KEY_VARIABLE} to an Engram API key"
