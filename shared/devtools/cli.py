@@ -27,6 +27,12 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    from shared.mcp.stdio import run_stdio
+
+    return run_stdio(load_config())
+
+
 def _invoke(args: argparse.Namespace) -> int:
     from .lambda_local import invoke
 
@@ -94,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8080)
     serve.set_defaults(func=_serve)
+    sub.add_parser(
+        "mcp", help="the MCP server over stdio, for the API key in ENGRAM_API_KEY"
+    ).set_defaults(func=_mcp)
     invoke = sub.add_parser("invoke", help="run one function of template.yaml with an event")
     invoke.add_argument("logical_id", help="the function's logical id, e.g. MemoryApiFunction")
     invoke.add_argument("--event", type=Path, required=True, help="an event file (events/)")

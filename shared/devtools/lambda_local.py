@@ -24,12 +24,31 @@ __all__ = ["build_layer", "invoke", "layer_requirements"]
 
 # Not in the layer: boto3 ships with the Lambda runtime; uvicorn serves locally only;
 # pyyaml reads template.yaml for the local tools.
-_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml"}
+# mcp has a layer of its own (layers/mcp), for the one function that serves it.
+_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml", "mcp"}
 _IGNORED = shutil.ignore_patterns("__pycache__")
 _HEADER = "# Generated from pyproject.toml by `engram build-layer`; do not edit by hand.\n"
 # qdrant-client's own dependencies that the engine layer lacks (layers/qdrant/Makefile
 # installs without dependencies, so they are listed): checked by importing the built layer.
 QDRANT_RUNTIME_DEPS = ("grpcio", "protobuf", "portalocker", "urllib3", "h2", "hpack", "hyperframe")
+# The MCP SDK's runtime dependencies that the engine layer lacks (layers/mcp/Makefile
+# installs without dependencies too). uvicorn and cryptography are imported by the SDK's
+# server modules even though Lambda never runs uvicorn.
+MCP_RUNTIME_DEPS = (
+    "mcp-types",
+    "sse-starlette",
+    "jsonschema",
+    "jsonschema-specifications",
+    "referencing",
+    "rpds-py",
+    "attrs",
+    "pyjwt",
+    "cryptography",
+    "cffi",
+    "pycparser",
+    "python-multipart",
+    "uvicorn",
+)
 
 _RUNNER = """
 import importlib, json, sys, uuid
@@ -84,16 +103,19 @@ def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> i
     return result.returncode
 
 
+def _name(requirement: str) -> str:
+    return requirement.split(">")[0].split("=")[0].split("[")[0].strip()
+
+
 def layer_requirements(extra: str | None = None) -> str:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    if extra == "mcp":
+        pinned = [r for r in project["dependencies"] if _name(r) == "mcp"]
+        return _HEADER + "".join(f"{line}\n" for line in [*pinned, *MCP_RUNTIME_DEPS])
     wanted = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
     if extra == "qdrant":
         wanted = [*wanted, *QDRANT_RUNTIME_DEPS]
-    lines = [
-        req
-        for req in wanted
-        if req.split(">")[0].split("=")[0].split("[")[0].strip() not in _NOT_IN_LAYER
-    ]
+    lines = [req for req in wanted if _name(req) not in _NOT_IN_LAYER]
     return _HEADER + "".join(f"{line}\n" for line in lines)
 
 
@@ -118,7 +140,7 @@ def build_layer(layers_dir: Path | None = None) -> list[Path]:
         shutil.copytree(source / "engram" / "engram", target, ignore=_IGNORED)
     written = [engine_layer / "requirements.txt"]
     written[0].write_text(layer_requirements())
-    for extra in ("transformers", "qdrant"):
+    for extra in ("transformers", "qdrant", "mcp"):
         path = layers_dir / extra / "requirements.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(layer_requirements(extra))

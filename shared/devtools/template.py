@@ -85,10 +85,11 @@ class Template:
                 **globals_.get("Environment", {}).get("Variables", {}),
                 **props.get("Environment", {}).get("Variables", {}),
             }
-            # Conditional layers (!If) are optional extras and left out here.
+            # SAM appends a function's own layers to the Globals' ones. Conditional layers
+            # (!If) are optional extras and left out here.
             layers = [
                 entry["Ref"]
-                for entry in props.get("Layers", globals_.get("Layers", []))
+                for entry in [*globals_.get("Layers", []), *props.get("Layers", [])]
                 if "Ref" in entry
             ]
             function = Function(

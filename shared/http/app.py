@@ -22,7 +22,7 @@ from engram.models import MemoryImport
 from ..observability import logger
 from .errors import install_error_handlers, internal_error
 from .limits import BodyLimits
-from .routers import ORDER, ROUTERS
+from .routers import ORDER, load
 from .routers.bulk import MAX_IMPORT_BYTES
 
 __all__ = ["create_app"]
@@ -62,7 +62,7 @@ def create_app(
     """The app serving ``routers``. ``engine`` builds the engine (the composition root's
     ``build_engine`` by default); tests hand in one they built with their own parts."""
     wanted = set(routers)
-    unknown = wanted - set(ROUTERS)
+    unknown = wanted - set(ORDER)
     if unknown:
         raise ValueError(f"unknown routers: {sorted(unknown)}")
     config = config if config is not None else load_config()
@@ -108,7 +108,7 @@ def create_app(
     )
     for name in ORDER:  # fixed paths before /api/memory/{id}
         if name in wanted:
-            app.include_router(ROUTERS[name])
+            app.include_router(load(name))
     if "bulk" in wanted:
         _document(app, MemoryImport)  # the import's items, read by hand (NDJSON too)
     return app

@@ -51,6 +51,8 @@ class Config(BaseSettings):
 
     # Edges.
     admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")
+    # The API key `engram mcp` (MCP over stdio) acts for; HTTP callers send theirs as bearer.
+    api_key: SecretStr | None = Field(None, alias="ENGRAM_API_KEY")
     upstream_base_url: str | None = Field(None, alias="ENGRAM_UPSTREAM_BASE_URL")
     upstream_api_key: SecretStr | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY")
     # The provider behind the upstream, when it serves one (decides system-role injection);

@@ -10,7 +10,7 @@ from . import bulk, chat, keys, memory, preview, qdrant, settings, status, vecto
 if TYPE_CHECKING:
     from fastapi import APIRouter
 
-__all__ = ["ORDER", "ROUTERS"]
+__all__ = ["OPTIONAL", "ORDER", "ROUTERS", "load"]
 
 ROUTERS: dict[str, APIRouter] = {
     "status": status.router,
@@ -23,4 +23,18 @@ ROUTERS: dict[str, APIRouter] = {
     "qdrant": qdrant.router,
     "chat": chat.router,
 }
-ORDER = tuple(ROUTERS)
+# Imported only by an app that serves them: ``mcp`` needs the MCP SDK, which only the MCP
+# function's layer holds (``load``).
+OPTIONAL = ("mcp",)
+ORDER = (*ROUTERS, *OPTIONAL)
+
+
+def load(name: str) -> APIRouter:
+    """The router called ``name``, importing an optional one on first use."""
+    if name in ROUTERS:
+        return ROUTERS[name]
+    if name == "mcp":
+        from .mcp import router
+
+        return router
+    raise ValueError(f"unknown router: {name}")

@@ -110,8 +110,11 @@ def test_every_function_gets_one_embedding_configuration():
     from engram import Config
 
     names = [Config.model_fields[field].alias for field in EMBEDDING_FIELDS]
-    seen = {
-        logical_id: ({n: f.environment.get(n) for n in names}, f.layers)
+    seen = {  # the MCP function's own layer holds the MCP SDK only, nothing that embeds
+        logical_id: (
+            {n: f.environment.get(n) for n in names},
+            [x for x in f.layers if x != "McpLayer"],
+        )
         for logical_id, f in FUNCTIONS.items()
     }
     first = next(iter(seen.values()))
@@ -124,7 +127,12 @@ def test_every_function_gets_one_embedding_configuration():
 
 def test_layer_requirements_are_generated_from_pyproject(layers):
     """The requirements sam build reads are in the checkout: they must not drift."""
-    for folder, extra in (("engram", None), ("transformers", "transformers"), ("qdrant", "qdrant")):
+    for folder, extra in (
+        ("engram", None),
+        ("transformers", "transformers"),
+        ("qdrant", "qdrant"),
+        ("mcp", "mcp"),
+    ):
         expected = layer_requirements(extra)
         assert (ROOT / "layers" / folder / "requirements.txt").read_text() == expected
         assert (layers / folder / "requirements.txt").read_text() == expected
@@ -229,7 +237,20 @@ def test_layer_plus_the_largest_function_fits_lambda(layers, layer, tmp_path):
     with_qdrant = install(  # as layers/qdrant/Makefile does
         layers / "qdrant" / "requirements.txt", tmp_path / "qdrant", "--no-deps"
     )
+    with_mcp = install(  # as layers/mcp/Makefile does
+        layers / "mcp" / "requirements.txt", tmp_path / "mcp", "--no-deps"
+    )
     total = dependencies + own + largest_function
+    print(
+        f"\nthe MCP function, with the mcp layer ({with_mcp / 2**20:.1f} MiB):"
+        f" {(total + with_mcp) / 2**20:.1f} MiB, with qdrant"
+        f" {(total + with_mcp + with_qdrant) / 2**20:.1f} MiB of 250"
+        f" (never beside transformers: the template's McpWithoutTransformers rule)"
+    )
+    assert total + with_mcp + with_qdrant < LAMBDA_LIMIT
+    assert total + with_mcp + optional >= LAMBDA_LIMIT  # why the rule exists
+    rules = TEMPLATE.raw["Rules"]["McpWithoutTransformers"]
+    assert rules["Assertions"][0]["Assert"] == {"Fn::Equals": [{"Ref": "EnableMcp"}, "false"]}
     print(
         f"\nwith the qdrant layer ({with_qdrant / 2**20:.1f} MiB)"
         f" {(total + with_qdrant) / 2**20:.1f} MiB of 250"
@@ -266,3 +287,26 @@ def test_the_db_url_pattern_accepts_what_the_client_opens(url, openable):
     assert bool(re.match(pattern, url)) is openable
     if openable:
         Config(db_url=url)  # the start-up check agrees
+
+
+def test_functions_other_than_mcp_import_without_the_mcp_sdk(layer):
+    """Only the MCP function has the MCP layer: the others must not import the SDK."""
+    blocker = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('mcp', 'mcp_types'):\n"
+        "            raise ImportError('no MCP SDK in this function')\n"
+        "sys.meta_path.insert(0, Block())\n"
+    )
+    for function in FUNCTIONS.values():
+        if "McpLayer" in function.layers:
+            continue
+        module, attribute = function.handler.rsplit(".", 1)
+        code = blocker + f"import {module}; assert callable({module}.{attribute})"
+        env = {**os.environ, "PYTHONPATH": f"{function.code_uri}{os.pathsep}{layer}"}
+        env["ENGRAM_DB_URL"] = "file:/tmp/engram-import-check.db"
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd="/", env=env, capture_output=True, text=True
+        )
+        assert out.returncode == 0, (function.logical_id, out.stderr[-2000:])

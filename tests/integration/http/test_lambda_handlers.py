@@ -157,8 +157,11 @@ def test_every_event_file_is_used():
     from tests.support.lambda_support import ROOT
 
     names = {p.stem for p in (ROOT / "events").glob("*.json")}
-    # Used by the tests below, test_sqs_pipeline.py and test_maintenance.py.
+    # Used by the tests below, test_mcp_lambda.py, test_sqs_pipeline.py and test_maintenance.py.
     assert names == set(CASES) | {
+        "mcp_server_initialize",
+        "mcp_server_tools_list",
+        "mcp_server_tools_call",
         "chat_proxy_completion",
         "extraction_worker_batch",
         "embedding_worker_batch",
