@@ -183,7 +183,11 @@ class ViaProxy(InProcess):
         )
         self.engine = open_engine(config, clock=lambda: self.now, jobs="manual")
         self.engine.settings.update(
-            MemorySettingsUpdate(enabled=True, store_conversation=True, extract_from="both")
+            # LoCoMo's sessions span months: at the default 30-day retention most of a
+            # conversation is past it when the questions come (as it would be for users).
+            MemorySettingsUpdate(
+                enabled=True, store_conversation=True, extract_from="both", retention_days=365
+            )
         )
         self.client = TestClient(create_app(config=config, engine=lambda: self.engine))
         self.keys: dict[str, str] = {}
