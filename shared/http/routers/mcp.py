@@ -74,6 +74,10 @@ async def answer(request: Request, engine: Engine, key: ApiKey) -> Response:
 
 @router.post(
     "/mcp",
+    # Not in the OpenAPI document: MCP is JSON-RPC with its own discovery (tools/list,
+    # each tool's JSON schema), and the SDK's own answers (JSON-RPC errors, a text 400
+    # for a wrong Content-Type) are not REST responses an OpenAPI client could use.
+    include_in_schema=False,
     openapi_extra=_JSON_RPC,
     responses={
         200: {"description": "The JSON-RPC answer", "content": {"application/json": {}}},

@@ -610,3 +610,34 @@ def test_lambda_with_a_deployment_url_needs_no_host(engine, clock):
         assert lambda_engine.qdrant.current().host == "127.0.0.1"
     finally:
         lambda_engine.close()
+
+
+def test_embedded_mode_takes_writes_and_cleanups_from_several_threads(qdrant):
+    # qdrant-client's local mode is not thread-safe; the adapter serialises its calls.
+    add(qdrant, "seed fact")
+    embed_all(qdrant)
+    qdrant.vectors.reindex(max_seconds=10, target="qdrant")
+    errors = []
+
+    def writer():
+        for i in range(150):
+            try:
+                add(qdrant, f"fact {i} about dogs {i * 7}", key=f"d{i}")
+                qdrant.vectors.reindex(max_seconds=5)
+            except Exception as exc:
+                errors.append(repr(exc))
+
+    def cleaner():
+        for i in range(150):
+            try:
+                qdrant.qdrant.cleanup(i % 2 == 0)
+            except Exception as exc:
+                errors.append(repr(exc))
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=cleaner)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert points(qdrant) == 151

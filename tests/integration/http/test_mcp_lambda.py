@@ -107,3 +107,10 @@ def _parse_text(value):
     if isinstance(value, list | tuple):
         return [_parse_text(item) for item in value]
     return value
+
+
+def test_mcp_is_left_out_of_the_openapi_document():
+    from shared.http import create_app
+
+    paths = create_app().openapi()["paths"]
+    assert "/mcp" not in paths and "/api/memory" in paths

@@ -55,6 +55,7 @@ class QdrantStore:
         self.path = data_dir / "qdrant"
         self._client: Any = None
         self._lock = threading.Lock()
+        self._embedded_lock = threading.Lock()
         self._dimension: int | None = None
         self._timeout_s = settings.timeout_ms / 1000
         self._pool: ThreadPoolExecutor | None = None
@@ -89,7 +90,10 @@ class QdrantStore:
         try:
             client = self._connect()
             if not self.settings.host:  # embedded: in this process, nothing to wait for
-                return action(client)
+                # qdrant-client's local mode is not thread-safe: a count beside an upsert
+                # raised ValueError/IndexError (7 of 300 cleanups with a writer running).
+                with self._embedded_lock:
+                    return action(client)
             return self._bounded(what, lambda: action(client))
         except UnavailableError:
             raise
