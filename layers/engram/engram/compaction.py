@@ -221,18 +221,18 @@ def _fates(group: _GroupKey, members: list[Memory]) -> dict[str, tuple[Outcome, 
     lines = {m.id: shorten(m.content) for m in alive}
     # Longest first, so a fact is compared with the fuller statements of it; among
     # equals the newest comes first (sorted is stable over newest-first order).
-    kept: list[Memory] = []
+    # Kept facts by word: a fact containing every word of another contains its rarest
+    # one, so only those are compared (linear for distinct facts, not quadratic).
+    postings: dict[tuple[str, bool], list[frozenset[str]]] = {}
     for memory in sorted(alive, key=lambda m: len(_words(lines[m.id])), reverse=True):
         words = _words(lines[memory.id])
         negative = memory.metadata.get("polarity") == "negative"
-        if any(
-            words <= _words(lines[other.id])
-            and (other.metadata.get("polarity") == "negative") == negative
-            for other in kept
-        ):
+        rarest = min((postings.get((w, negative), []) for w in words), key=len, default=[])
+        if words and any(words <= other for other in rarest):
             fates[memory.id] = ("duplicate", "")
         else:
-            kept.append(memory)
+            for word in words:
+                postings.setdefault((word, negative), []).append(words)
             fates[memory.id] = ("kept", lines[memory.id])
     return fates
 
