@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from engram.models import ApiModel, MemoryForget, MemoryPage, RetrievalRequest
+from engram.models import ApiModel, MemoryForget, MemoryPage
+from engram.models import PreviewRequest as ChatPreview
 from engram.models.common import ApiKeyId
 
 __all__ = [
@@ -87,8 +88,9 @@ class MemoryListResponse(MemoryPage):
     stats: StatsSummary
 
 
-class PreviewRequest(RetrievalRequest):
-    """A retrieval to simulate: whose memories, and the usual retrieval options."""
+class PreviewRequest(ChatPreview):
+    """A retrieval to simulate: whose memories, the usual retrieval options, and the
+    chat request to show with the memories injected."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -24,7 +24,18 @@ from .errors import EngramError, log_safe
 from .extraction import newest
 from .health import FailureLog
 from .injection import inject
-from .models import ChatOptions, ExtractionJob, JobTurn, RetrievalRequest, Scope
+from .models import (
+    ChatOptions,
+    ExtractionJob,
+    InjectionMode,
+    InjectionPreview,
+    JobTurn,
+    PreviewRequest,
+    PreviewResult,
+    RetrievalRequest,
+    Scope,
+    Strategy,
+)
 from .models.common import from_millis
 from .ports import JobQueue, Upstream, UpstreamResponse
 from .redaction import redact
@@ -189,6 +200,8 @@ class ChatService:
             session_id=options.session_id,
             scope=scope,
             opt_out=options.opt_out,
+            strategy=options.strategy,
+            injection_mode=options.injection_mode,
         )
         upstream = await self._send("POST", "/chat/completions", prepared.body)
         request_id = "chat-" + uuid.uuid4().hex
@@ -264,8 +277,11 @@ class ChatService:
         session_id: str | None = None,
         scope: Scope = Scope.API_KEY,
         opt_out: bool = False,
+        strategy: Strategy | None = None,
+        injection_mode: InjectionMode | None = None,
     ) -> PreparedChat:
-        """The body to forward: with memories injected when memory is on, else untouched."""
+        """The body to forward: with memories injected when memory is on, else untouched.
+        ``strategy`` and ``injection_mode`` override the settings' for this request."""
         try:
             settings = self.settings.get()
         except Exception as exc:  # memory never fails a chat: forward without it
@@ -280,14 +296,18 @@ class ChatService:
             result = self.retriever.retrieve(
                 api_key_id,
                 RetrievalRequest(
-                    query=query[:_MAX_QUERY_CHARS], session_id=session_id, scope=scope
+                    query=query[:_MAX_QUERY_CHARS],
+                    session_id=session_id,
+                    scope=scope,
+                    strategy=strategy,
                 ),
             )
             if not result.results:
                 return PreparedChat(
                     body, memory_on=True, read_answer=read_answer, conversation=conversation
                 )
-            injected = inject(body, result.results, provider)
+            mode = injection_mode or settings.injection_mode
+            injected = inject(body, result.results, provider, cache_safe=mode == "cacheSafe")
         except Exception as exc:  # memory never fails a chat: forward without it
             # The failure, never its message: a validation error quotes the user's text.
             log.warning("memory retrieval failed; forwarding without memory: %s", log_safe(exc))
@@ -305,6 +325,32 @@ class ChatService:
             injected=len(result.results),
             read_answer=read_answer,
             conversation=conversation,
+        )
+
+    def preview(self, api_key_id: str, request: PreviewRequest) -> PreviewResult:
+        """The retrieval preview, and the exact messages the upstream would receive:
+        the same ranking as the chat path (read-only), injected by the same rule (the
+        provider of ``model``, the injection mode asked for or the settings')."""
+        messages = (
+            [m.model_dump(exclude_unset=True) for m in request.messages]
+            if request.messages
+            else [{"role": "user", "content": request.query}]
+        )
+        body: dict[str, Any] = {"messages": messages}
+        if request.model is not None:
+            body["model"] = request.model
+        wanted = request.model_dump(
+            by_alias=False, exclude_unset=True, exclude={"messages", "model", "injection_mode"}
+        )
+        if not request.query:
+            wanted["query"] = last_user_text(body)[:_MAX_QUERY_CHARS]
+        result = self.retriever.preview(api_key_id, RetrievalRequest.model_validate(wanted))
+        mode = request.injection_mode or self.settings.get().injection_mode
+        provider = resolve_provider(request.model, self.provider)
+        injected = inject(body, result.results, provider, cache_safe=mode == "cacheSafe")
+        return PreviewResult(
+            **dict(result),
+            injection=InjectionPreview(mode=mode, provider=provider, messages=injected["messages"]),
         )
 
     @staticmethod

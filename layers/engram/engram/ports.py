@@ -232,12 +232,13 @@ class SettingsDocuments(Protocol):
 
 
 class MaintenanceStore(Protocol):
-    def newest_first(self, owner: str, session_id: str | None) -> list[tuple[str, str]]:
-        """(id, content) of the owner's memories, newest first."""
+    def newest_first(self, owner: str, session_id: str | None) -> list[Memory]:
+        """The owner's memories (of one session, when given), last written first."""
         ...
 
     def older_than(self, cutoff_ms: int, owner: str | None) -> list[Memory]:
-        """Memories created before the cut-off, summaries aside, oldest first per owner."""
+        """Memories last written before the cut-off, summaries aside, oldest first per
+        owner."""
         ...
 
     def cleanup_counts(self, now_ms: int, retention_ms: int, old_ms: int) -> dict[str, int]: ...

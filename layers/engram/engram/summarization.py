@@ -1,30 +1,36 @@
 """Summarization (SPEC section 7) and cleanup: keeping the active set small.
 
-``summarize`` keeps the newest memories that fit a token budget and shortens the
-rest to their first three sentences. ``summarize_older_than`` folds every memory
-older than N days into summary memories, one typed line per memory, and deletes
-the originals; its dry run reports and changes nothing. ``cleanup`` removes what
-can never be returned again (expired rows, rows past retention) and bookkeeping
-that has served its purpose; it counts before it deletes.
+Both summarization modes compact the same way (``compaction.compact``): memories
+grouped by category and subject, superseded facts and duplicates dropped, each kept
+fact shortened, the group written as summary memories that carry the time range of
+what they replace and replace them (the originals are deleted). ``summarize`` folds
+what does not fit a token budget (the newest memories that fit stay whole);
+``summarize_older_than`` folds what was last written more than N days ago. Neither
+touches what retention already hides: a summary is stamped with its originals'
+times, never "now", so nothing past ``retentionDays`` becomes retrievable again, and
+retention hides a summary when it would hide its newest original. Dry runs list the
+candidates and the summaries they would write, and change nothing. ``cleanup``
+removes what can never be returned again (expired rows, rows past retention) and
+bookkeeping that has served its purpose; it counts before it deletes.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
+from .compaction import compact, first_sentences, is_summary
 from .memories import MemoryService
 from .models import (
     DAY_MS,
-    MAX_CONTENT_CHARS,
+    GLOBAL_OWNER,
     CleanupResult,
+    Memory,
     MemoryCreate,
-    MemoryType,
-    MemoryUpdate,
+    MemoryImport,
     SummarizeRequest,
     SummarizeResult,
 )
+from .models.common import to_millis
 from .ports import MaintenanceStore, UnitOfWork
 from .settings import SettingsStore
 from .tokens import estimate_tokens
@@ -34,22 +40,8 @@ __all__ = ["Maintenance", "PointCleanup", "first_sentences"]
 # (now_ms, retention cut-off ms, dry_run) -> points removed in a secondary vector store,
 # or None when there is none (or it failed, which it logs).
 PointCleanup = Callable[[int, int, bool], int | None]
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # Bookkeeping older than this is no longer needed: SQS keeps messages 14 days at most.
 _BOOKKEEPING_MS = 15 * DAY_MS
-
-
-def first_sentences(text: str, n: int = 3) -> str:
-    parts = _SENTENCE_END.split(text.strip())
-    return " ".join(parts[:n])
-
-
-@dataclass
-class _Row:
-    id: str
-    owner: str
-    type: str
-    content: str
 
 
 class Maintenance:
@@ -73,57 +65,79 @@ class Maintenance:
     # -- summarize ------------------------------------------------------------------
 
     def summarize(
-        self, api_key_id: str, session_id: str | None = None, max_tokens: int = 4000
-    ) -> int:
-        """Shorten what does not fit ``max_tokens`` (newest kept whole); tokens saved."""
-        used = saved = 0
-        for memory_id, content in self.store.newest_first(api_key_id, session_id):
-            tokens = estimate_tokens(content)
+        self,
+        api_key_id: str,
+        session_id: str | None = None,
+        max_tokens: int = 4000,
+        *,
+        dry_run: bool = False,
+    ) -> SummarizeResult:
+        """Keep the newest memories that fit ``max_tokens`` whole; fold the rest into
+        summaries (existing summaries count towards the budget, and stay as they are)."""
+        now = self.now_ms()
+        live, past = self._split(self.store.newest_first(api_key_id, session_id), now)
+        used = 0
+        rest: list[Memory] = []
+        for memory in live:
+            tokens = estimate_tokens(memory.content)
             if used + tokens <= max_tokens:
                 used += tokens
-                continue
-            short = first_sentences(content)
-            if short != content:
-                self.memories.update(memory_id, MemoryUpdate(content=short), api_key_id)
-                saved += tokens - estimate_tokens(short)
-        return saved
+            elif not is_summary(memory):
+                rest.append(memory)
+        return self._fold(rest, past, dry_run)
 
     def summarize_older_than(self, request: SummarizeRequest) -> SummarizeResult:
-        cutoff = self.now_ms() - request.older_than_days * DAY_MS
-        rows = [
-            _Row(m.id, m.api_key_id, m.type.value, m.content)
-            for m in self.store.older_than(cutoff, request.api_key_id)
-        ]
-        by_owner: dict[str, list[_Row]] = {}
-        for row in rows:
-            by_owner.setdefault(row.owner, []).append(row)
-        summaries = {owner: _summaries(owned) for owner, owned in by_owner.items()}
-        before = sum(estimate_tokens(r.content) for r in rows)
-        after = sum(estimate_tokens(s) for texts in summaries.values() for s in texts)
-        written = 0
-        if not request.dry_run and rows:
-            stamp = self.now_ms()
-            items = [
-                MemoryCreate(
-                    api_key_id=owner,
-                    key=f"summary:{stamp}:{i}",
-                    type=MemoryType.SEMANTIC,
-                    content=text,
-                    metadata={"category": "summary", "summarized": len(by_owner[owner])},
+        """Fold the memories last written more than ``olderThanDays`` ago."""
+        now = self.now_ms()
+        cutoff = now - request.older_than_days * DAY_MS
+        live, past = self._split(self.store.older_than(cutoff, request.api_key_id), now)
+        return self._fold(live, past, request.dry_run)
+
+    def _split(self, memories: Sequence[Memory], now: int) -> tuple[list[Memory], int]:
+        """The live memories retention still shows, and how many it already hides (left
+        to the cleanup schedule: summarizing them would bring them back)."""
+        retention = now - self.settings.get().retention_days * DAY_MS
+        live: list[Memory] = []
+        past = 0
+        for memory in memories:
+            if memory.expires_at is not None and to_millis(memory.expires_at) <= now:
+                continue
+            if memory.api_key_id != GLOBAL_OWNER and to_millis(memory.updated_at) < retention:
+                past += 1
+                continue
+            live.append(memory)
+        return live, past
+
+    def _fold(self, memories: list[Memory], past: int, dry_run: bool) -> SummarizeResult:
+        plan = compact(memories)
+        if not dry_run and plan.summaries:
+            items: list[MemoryCreate] = [
+                MemoryImport(
+                    api_key_id=draft.api_key_id,
+                    session_id=draft.session_id,
+                    type=draft.type,
+                    key=draft.key,
+                    content=draft.content,
+                    metadata=draft.metadata,
+                    expires_at=draft.expires_at,
+                    created_at=draft.valid_from,
+                    updated_at=draft.valid_to,
                 )
-                for owner, texts in summaries.items()
-                for i, text in enumerate(texts)
+                for draft in plan.summaries
             ]
             with self.uow.transaction():
                 self.memories.upsert_many(items)
-                for row in rows:
-                    self.memories.delete(row.id, row.owner)
-            written = len(items)
+                for candidate in plan.candidates:
+                    self.memories.delete(candidate.id, candidate.api_key_id)
+        before, after = plan.tokens_before, plan.tokens_after
         return SummarizeResult(
-            candidates=len(rows),
+            candidates=plan.candidates,
+            summaries=plan.summaries,
+            tokens_before=before,
+            tokens_after=after,
             tokens_saved=max(before - after, 0),
-            summaries=written,
-            dry_run=request.dry_run,
+            past_retention=past,
+            dry_run=dry_run,
         )
 
     def auto_summarize(self) -> SummarizeResult | None:
@@ -156,23 +170,3 @@ class Maintenance:
                 self.memories.delete(memory_id, owner)
             self.store.purge_bookkeeping(old)
         return CleanupResult(**counts, qdrant_points=points, dry_run=dry_run)
-
-
-def _summaries(rows: list[_Row]) -> list[str]:
-    """One typed line per memory, packed into texts under the content size limit."""
-    texts: list[str] = []
-    current: list[str] = []
-    size = 0
-    for row in rows:
-        line = f"{row.type}: {' '.join(row.content.split())}"
-        if len(line) + 1 > MAX_CONTENT_CHARS:
-            line = line[: MAX_CONTENT_CHARS - 4] + "..."
-        length = len(line) + 1
-        if current and size + length > MAX_CONTENT_CHARS:
-            texts.append("\n".join(current))
-            current, size = [], 0
-        current.append(line)
-        size += length
-    if current:
-        texts.append("\n".join(current))
-    return texts

@@ -12,11 +12,18 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Response
 from fastapi.responses import StreamingResponse
+from pydantic import StringConstraints, WithJsonSchema
 from starlette.background import BackgroundTask
 
 from engram.chat import ChatReply, opted_out
-from engram.models import ChatCompletionRequest, ChatOptions, Scope
-from engram.models.common import SessionId
+from engram.models import (
+    INJECTION_MODES,
+    ChatCompletionRequest,
+    ChatOptions,
+    InjectionMode,
+    Scope,
+)
+from engram.models.common import SessionId, StrategyName
 
 from ..chat_auth import ApiKeyDep
 from ..deps import EngineDep
@@ -26,6 +33,16 @@ from ..schemas import errors
 _UPSTREAM: dict[int | str, dict[str, Any]] = {
     "default": {"description": "The upstream provider's own answer, passed through"}
 }
+# The SPEC's values for x-engram-no-memory, any case; anything else is refused (422).
+_FLAG = "^\\s*(?:[Tt][Rr][Uu][Ee]|1|[Yy][Ee][Ss]|[Ff][Aa][Ll][Ss][Ee]|0|[Nn][Oo])\\s*$"
+NoMemory = Annotated[str, StringConstraints(pattern=_FLAG)]
+
+
+def _header(schema: dict[str, Any]) -> WithJsonSchema:
+    # An optional header is absent or text: never JSON null (schema without "null").
+    return WithJsonSchema(schema, mode="validation")
+
+
 router = APIRouter(tags=["chat"], responses={**errors(401, 502, 503, 504), **_UPSTREAM})
 
 
@@ -38,7 +55,28 @@ def chat_options(
         Scope, Header(description="What retrieval may see (default apiKey)")
     ] = Scope.API_KEY,
     x_engram_no_memory: Annotated[
-        str | None, Header(description="true, 1 or yes: no retrieval, injection or extraction")
+        NoMemory | None,
+        _header({"type": "string", "pattern": _FLAG}),
+        Header(
+            description="true, 1 or yes (any case): no retrieval, injection or extraction;"
+            " false, 0 or no: memory as the settings say"
+        ),
+    ] = None,
+    x_engram_strategy: Annotated[
+        StrategyName | None,
+        _header({"type": "string", "maxLength": 64}),
+        Header(
+            description="The retrieval strategy for this request, as in the settings"
+            " (recent = exact, any other name = hybrid)"
+        ),
+    ] = None,
+    x_engram_injection_mode: Annotated[
+        InjectionMode | None,
+        _header({"type": "string", "enum": list(INJECTION_MODES)}),
+        Header(
+            description="prepend (a system message of its own) or cacheSafe (merged into"
+            " the first system message, so prompt caches keep hitting); default: the settings'"
+        ),
     ] = None,
 ) -> ChatOptions:
     """Engram's own headers (validated like any field: 422 naming the header)."""
@@ -46,6 +84,8 @@ def chat_options(
         session_id=x_engram_session_id,
         scope=x_engram_scope,
         opt_out=opted_out(x_engram_no_memory),
+        strategy=x_engram_strategy,
+        injection_mode=x_engram_injection_mode,
     )
 
 

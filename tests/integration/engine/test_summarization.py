@@ -7,11 +7,14 @@ from datetime import timedelta
 import pytest
 
 from engram import Config, MemorySettingsUpdate, open_engine, reset_engines
+from engram.compaction import MAX_SUMMARY_CHARS, shorten
 from engram.models import (
     GLOBAL_OWNER,
     ExtractionJob,
     MemoryCreate,
     MemoryQuery,
+    QdrantSettingsUpdate,
+    RetrievalRequest,
     SummarizeRequest,
 )
 from engram.summarization import first_sentences
@@ -26,78 +29,255 @@ def contents(engine, owner="k1"):
     return [m.content for m in engine.memories.list_page(MemoryQuery(api_key_id=owner)).data]
 
 
+def stored(engine, owner="k1"):
+    return engine.memories.list_page(MemoryQuery(api_key_id=owner, limit=500)).data
+
+
+def summarize(engine, days=7, owner="k1", dry_run=False):
+    request = SummarizeRequest(older_than_days=days, api_key_id=owner, dry_run=dry_run)
+    return engine.maintenance.summarize_older_than(request)
+
+
+def found(engine, query, owner="k1", strategy=None):
+    request = RetrievalRequest(query=query, strategy=strategy, max_tokens=16_000, limit=100)
+    return [m.content for m in engine.retrieval.preview(owner, request).results]
+
+
+def learn(engine, text, owner="k1"):
+    engine.memories.extract_and_store(owner, text)
+
+
 def test_first_sentences():
     assert first_sentences("One. Two! Three? Four. Five.") == "One. Two! Three?"
     assert first_sentences("no punctuation at all") == "no punctuation at all"
 
 
-def test_summarize_keeps_the_newest_that_fit_and_shortens_the_rest(engine, clock):
-    long = "First point. Second point. Third point. Fourth point. Fifth point."
+def test_shorten_drops_filler_and_articles_never_negations():
+    assert shorten("Actually, the team really prefers to review in the morning.") == (
+        "team prefers to review in morning"
+    )
+    assert shorten("I think the user does not use Windows. Never at all.") == (
+        "does not use Windows. Never at all"
+    )
+    assert shorten("The user is allergic to nuts, which are everywhere.") == (
+        "allergic to nuts, everywhere"
+    )
+    assert shorten("is not a morning person") == "is not morning person"
+    assert shorten("The user's editor is Neovim") == "user's editor is Neovim"
+    assert shorten("Vitamin A. One. Two. Three.") == "Vitamin A. One. Two"  # 3 sentences
+
+
+def test_budget_mode_keeps_the_newest_whole_and_folds_the_rest(engine, clock):
+    long = "First point about deploys. Second point. Third point. Fourth point."
     for i in range(3):
-        add(engine, f"{i}: {long}", key=f"k{i}")
+        add(engine, f"Note {i}: the {long}", key=f"k{i}")
         clock.advance(minutes=1)
-    saved = engine.maintenance.summarize("k1", max_tokens=20)  # fits one memory
-    assert saved > 0
-    stored = contents(engine)  # newest first
-    assert stored[0] == f"2: {long}"
-    assert stored[1:] == [
-        "1: First point. Second point. Third point.",
-        "0: First point. Second point. Third point.",
-    ]
+    result = engine.maintenance.summarize("k1", max_tokens=20)  # fits one memory
+    assert result.tokens_saved > 0 and len(result.candidates) == 2
+    newest, summary = stored(engine)  # newest first
+    assert newest.content == f"Note 2: the {long}"
+    assert summary.content == (
+        "Note 0: First point about deploys. Second point. Third point; "
+        "Note 1: First point about deploys. Second point. Third point"
+    )
+    # Stamped with its originals' times, not the summarization's.
+    assert summary.updated_at == clock.now - timedelta(minutes=2)
+    assert summary.created_at == clock.now - timedelta(minutes=3)
+    again = engine.maintenance.summarize("k1", max_tokens=20)
+    assert again.candidates == [] and len(stored(engine)) == 2  # summaries stay as they are
 
 
-def test_summarize_older_than_dry_run_changes_nothing(engine, clock):
-    add(engine, "old fact one", key="a")
-    add(engine, "old fact two", key="b", type="episodic")
-    clock.advance(days=40)
+def test_dry_run_lists_candidates_and_the_summary_it_would_write(engine, clock):
+    add(engine, "The user has a dog named Pixel, who is a border collie.", key="a")
+    add(engine, "The user has a dog named Pixel.", key="b")
+    clock.advance(days=10)
     add(engine, "recent fact", key="c")
-    before = contents(engine)
-    result = engine.maintenance.summarize_older_than(
-        SummarizeRequest(older_than_days=30, api_key_id="k1", dry_run=True)
+    before = stored(engine)
+    result = summarize(engine, dry_run=True)
+    assert stored(engine) == before  # nothing changed
+    assert result.dry_run is True and result.past_retention == 0
+    outcomes = {c.key: (c.outcome, c.line) for c in result.candidates}
+    assert outcomes == {
+        "a": ("kept", "has dog named Pixel, border collie"),
+        "b": ("duplicate", None),
+    }
+    (summary,) = result.summaries
+    assert summary.content == "has dog named Pixel, border collie"
+    assert summary.metadata == {
+        "summary": True,
+        "summarized": 2,
+        "validFrom": "2026-11-30T12:00:00.000Z",
+        "validTo": "2026-11-30T12:00:00.000Z",
+    }
+    assert {c.summary_key for c in result.candidates} == {summary.key}
+    assert sorted(summary.replaces) == sorted(c.id for c in result.candidates)
+    assert summary.valid_to == clock.now - timedelta(days=10)
+    assert result.tokens_before == sum(c.tokens for c in result.candidates) == 22
+    assert result.tokens_after == summary.tokens == 9
+    done = summarize(engine)
+    assert done.model_dump(exclude={"dry_run"}) == result.model_dump(exclude={"dry_run"})
+    assert sorted(contents(engine)) == sorted(["recent fact", summary.content])
+
+
+def test_groups_by_category_and_subject_drop_superseded_and_duplicates(engine, clock):
+    learn(engine, "I prefer TypeScript for frontend work.")
+    learn(engine, "I like Python.")
+    learn(engine, "I use Docker for local development.")
+    add(
+        engine,
+        "uses Docker",
+        key="tech_preference:docker_again",
+        metadata={"category": "tech_preference", "object": "docker"},
     )
-    assert (result.candidates, result.summaries, result.dry_run) == (2, 0, True)
-    assert contents(engine) == before
-
-
-def test_summarize_older_than_compacts_into_one_typed_line_each(engine, clock):
-    add(engine, "old fact one", key="a")
-    add(engine, "old   fact\ntwo", key="b", type="episodic")
-    add(engine, "someone else's old fact", owner="k2")
-    clock.advance(days=40)
-    add(engine, "recent fact", key="c")
-    result = engine.maintenance.summarize_older_than(
-        SummarizeRequest(older_than_days=30, api_key_id="k1", dry_run=False)
+    add(
+        engine,
+        "lives in Lisbon",
+        key="identity:location:1",
+        metadata={"category": "identity", "subject": "location", "object": "lisbon"},
     )
-    assert (result.candidates, result.summaries) == (2, 1)
-    memories = engine.memories.list_page(MemoryQuery(api_key_id="k1")).data
-    summary = next(m for m in memories if m.key.startswith("summary:"))
-    assert summary.content == "factual: old fact one\nepisodic: old fact two"
-    assert summary.metadata == {"category": "summary", "summarized": 2}
-    assert sorted(m.content for m in memories) == sorted(["recent fact", summary.content])
-    assert contents(engine, "k2") == ["someone else's old fact"]  # other keys untouched
-    again = engine.maintenance.summarize_older_than(
-        SummarizeRequest(older_than_days=30, api_key_id="k1", dry_run=False)
+    clock.advance(days=1)
+    add(
+        engine,
+        "lives in Porto",
+        key="identity:location:2",
+        metadata={"category": "identity", "subject": "location", "object": "porto"},
     )
-    assert again.candidates == 0  # summaries are not summarized again
+    clock.advance(days=10)
+    result = summarize(engine, dry_run=True)
+    outcome = {c.content: c.outcome for c in result.candidates}
+    assert outcome["uses Docker"] == "duplicate"
+    assert outcome["lives in Lisbon"] == "superseded"
+    summaries = {s.metadata["category"]: s for s in result.summaries}
+    assert summaries["identity"].content == "location: lives in Porto"
+    assert summaries["identity"].metadata["subject"] == "location"
+    assert summaries["tech_preference"].content == "uses Docker for local development"
+    # A group with nothing to gain (two short preferences) is left as it is.
+    assert "preference" not in summaries
+    assert "Python" not in outcome
 
 
-def test_summaries_stay_under_the_content_limit(engine, clock):
+def test_summaries_stay_small(engine, clock):
     for i in range(40):
-        add(engine, f"{i} " + "x" * 400, key=f"k{i}")
+        add(engine, f"Basically, the fact number {i} is that the " + "word " * 60, key=f"k{i}")
+    clock.advance(days=10)
+    result = summarize(engine, owner=None)
+    assert len(result.summaries) > 1
+    assert all(len(c) <= MAX_SUMMARY_CHARS for c in contents(engine))
+
+
+def test_memories_past_retention_stay_hidden(engine, clock):
+    """Retention 30 days: memories 40 days old are not brought back by a summary; the
+    cleanup schedule removes them."""
+    add(engine, "The deploy key rotates every Monday morning.", key="a")
+    add(engine, "The deploy key rotates every Monday.", key="b")
     clock.advance(days=40)
-    result = engine.maintenance.summarize_older_than(
-        SummarizeRequest(older_than_days=30, dry_run=False)
+    assert found(engine, "deploy key") == []
+    result = summarize(engine)
+    assert (result.candidates, result.summaries, result.past_retention) == ([], [], 2)
+    assert found(engine, "deploy key") == []
+    assert found(engine, "", strategy="exact") == []
+    assert engine.maintenance.cleanup().past_retention == 2
+    assert stored(engine) == []
+
+
+def test_a_summary_ages_with_its_newest_original(engine, clock, qdrant_on):
+    """A summary's time is its newest original's: retrieval's retention cut-off, the
+    cleanup schedule and Qdrant's payload all hide it when they would hide that one."""
+    add(engine, "The deploy key rotates every Monday morning.", key="a")
+    clock.advance(days=5)
+    add(engine, "Basically, the deploy key rotates every Monday.", key="b")
+    clock.advance(days=10)
+    summary = summarize(engine).summaries[0]
+    embed_all(engine)
+    assert found(engine, "deploy key") == [summary.content]
+    assert engine.maintenance.cleanup(dry_run=True).past_retention == 0
+    clock.advance(days=21)  # the newest original would be 31 days old: past retention
+    assert found(engine, "deploy key") == []
+    assert found(engine, "", strategy="exact") == []
+    assert engine.qdrant.cleanup_points(engine.now_ms(), retention_cutoff(engine), True) == 1
+    done = engine.maintenance.cleanup()
+    assert (done.past_retention, done.qdrant_points) == (1, 1)
+    assert stored(engine) == []
+
+
+# A realistic week or two of one user's memories: facts the proxy learnt from chat, and
+# notes an application stored through the API (restatements included).
+CHAT = [
+    "I prefer TypeScript for frontend work.",
+    "We decided to use Postgres for this project.",
+    "My name is Alice and I work at Acme Corp.",
+    "I live in Lisbon.",
+    "I always commit before pushing.",
+    "Please always answer in British English.",
+    "I use Docker for local development.",
+]
+NOTES = [
+    "The user is basically working on a billing service that is written in Go and deployed"
+    " to AWS Lambda.",
+    "Actually, the team really prefers to review pull requests in the morning, just before"
+    " the daily standup.",
+    "I think the staging database is refreshed from production every Sunday night.",
+    "The user's favourite editor is Neovim with a custom Lua configuration.",
+    "The user's favourite editor is Neovim.",
+    "The user has a dog named Pixel, who is a border collie.",
+    "The user has a dog named Pixel.",
+    "Basically, the CI pipeline runs on GitHub Actions and takes about twelve minutes.",
+    "It is worth noting that the user is allergic to peanuts.",
+    "The user is planning a trip to Japan in the spring.",
+    "The user is planning a trip to Japan.",
+    "To be honest, the user finds the Terraform modules in the infra repository hard to follow.",
+]
+# One query per distinct fact, and a phrase of it that must come back.
+FACTS = [
+    ("TypeScript frontend", "TypeScript for frontend work"),
+    ("which database Postgres", "Postgres for this project"),
+    ("what is my name", "Alice"),
+    ("where do I work", "Acme Corp"),
+    ("where do I live", "Lisbon"),
+    ("commit before pushing", "commit before pushing"),
+    ("British English", "British English"),
+    ("Docker local development", "Docker for local development"),
+    ("billing service Go Lambda", "billing service written in Go"),
+    ("pull request review morning", "review pull requests in morning"),
+    ("staging database refresh", "refreshed from production every Sunday night"),
+    ("favourite editor", "Neovim with custom Lua configuration"),
+    ("dog Pixel", "dog named Pixel, border collie"),
+    ("CI pipeline GitHub Actions", "GitHub Actions and takes about twelve minutes"),
+    ("peanuts allergy", "allergic to peanuts"),
+    ("trip to Japan", "trip to Japan in spring"),
+    ("Terraform modules", "Terraform modules in infra repository"),
+]
+
+
+def test_recent_memories_shrink_by_a_third_and_every_fact_stays_findable(engine, clock):
+    for text in CHAT:
+        learn(engine, text)
+        clock.advance(hours=20)
+    for text in NOTES:
+        add(engine, text)
+        clock.advance(hours=20)
+    clock.advance(days=8)
+    before = engine.memories.stats("k1").tokens_used
+    result = summarize(engine)
+    after = engine.memories.stats("k1").tokens_used
+    print(
+        f"realistic set: {len(CHAT) + len(NOTES)} messages and notes, {before} -> {after}"
+        f" tokens ({(before - after) / before:.0%} saved);"
+        f" candidates {result.tokens_before} -> {result.tokens_after}"
     )
-    assert result.summaries == 3  # 40 lines of ~410 bytes in texts of at most 8 KiB
-    assert all(len(c.encode()) <= 8192 for c in contents(engine))
+    assert result.tokens_before - result.tokens_after == result.tokens_saved == before - after
+    assert after <= before * 0.7
+    for query, phrase in FACTS:
+        assert any(phrase in text for text in found(engine, query)), (query, phrase)
 
 
 def test_auto_summarize_only_when_enabled(engine, clock):
-    add(engine, "old fact")
+    add(engine, "Basically the user really likes the colour green.")
     clock.advance(days=20)
     assert engine.maintenance.auto_summarize() is None
     engine.settings.update(MemorySettingsUpdate(auto_summarize=True))  # retention 30 -> 15 days
-    assert engine.maintenance.auto_summarize().summaries == 1
+    assert len(engine.maintenance.auto_summarize().summaries) == 1
+    assert contents(engine) == ["likes colour green"]
 
 
 def test_cleanup_counts_first_then_removes(engine, clock, db):
@@ -125,18 +305,40 @@ def test_summarize_endpoint(engine, clock):
 
     from shared.http import create_app
 
-    add(engine, "old fact")
+    add(engine, "Basically the user really likes the colour green.")
     clock.advance(days=40)
+    add(engine, "The user really likes the colour blue.")
+    clock.advance(days=10)
     app = create_app(
         config=Config(db_url=engine.config.db_url, admin_token=SecretStr("t")),
         engine=lambda: engine,
     )
     client = TestClient(app, headers={"Authorization": "Bearer t"})
-    dry = client.post("/api/memory/summarize", json={"olderThanDays": 30})
-    assert dry.json() == {"candidates": 1, "tokensSaved": 0, "summaries": 0, "dryRun": True}
+    dry = client.post("/api/memory/summarize", json={"olderThanDays": 7}).json()
+    assert (dry["dryRun"], dry["pastRetention"], dry["tokensSaved"]) == (True, 1, 5)
+    assert [c["content"] for c in dry["candidates"]] == ["The user really likes the colour blue."]
+    assert [s["content"] for s in dry["summaries"]] == ["likes colour blue"]
+    assert dry["summaries"][0]["validTo"] == "2027-01-09T12:00:00.000Z"
     assert client.post("/api/memory/summarize", json={"olderThanDays": 0}).status_code == 422
-    done = client.post("/api/memory/summarize", json={"olderThanDays": 30, "dryRun": False})
-    assert done.json()["summaries"] == 1
+    for bad in ({"dryRun": "no"}, {"olderThanDays": "30"}):
+        assert client.post("/api/memory/summarize", json=bad).status_code == 422
+    done = client.post("/api/memory/summarize", json={"olderThanDays": 7, "dryRun": False})
+    assert len(done.json()["summaries"]) == 1
+
+
+@pytest.fixture
+def qdrant_on(engine):
+    engine.qdrant.update(QdrantSettingsUpdate(enabled=True))
+    return engine
+
+
+def embed_all(engine):
+    while engine.vectors.reindex(max_seconds=10).pending:
+        pass
+
+
+def retention_cutoff(engine):
+    return engine.now_ms() - engine.settings.get().retention_days * 86_400_000
 
 
 @pytest.fixture

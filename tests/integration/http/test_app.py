@@ -34,5 +34,5 @@ def test_openapi_describes_bodies_and_responses(app):
     assert "MemoryCreate" in str(create["requestBody"])
     assert "Memory" in str(create["responses"]["201"])
     preview = spec["paths"]["/api/memory/retrieve-preview"]["post"]
-    assert "RetrievalResult" in str(preview["responses"]["200"])
+    assert "PreviewResult" in str(preview["responses"]["200"])
     assert "bearer" in str(spec["components"]["securitySchemes"]).lower()

@@ -4,16 +4,25 @@ from .chat import ChatCompletionRequest, ChatMessage, ChatOptions
 from .common import (
     DAY_MS,
     GLOBAL_OWNER,
+    INJECTION_MODES,
     MAX_CONTENT_CHARS,
     MAX_METADATA_BYTES,
     ApiModel,
+    InjectionMode,
     MemoryType,
     Scope,
     Strategy,
+    StrategyName,
 )
 from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome, Job, JobTurn
 from .keys import ApiKey, ApiKeyCreate, ApiKeyCreated
-from .maintenance import CleanupResult, SummarizeRequest, SummarizeResult
+from .maintenance import (
+    CleanupResult,
+    SummarizeRequest,
+    SummarizeResult,
+    SummaryCandidate,
+    SummaryDraft,
+)
 from .memory import (
     ForgetOutcome,
     Memory,
@@ -38,7 +47,15 @@ from .qdrant import (
     QdrantSettingsPublic,
     QdrantSettingsUpdate,
 )
-from .retrieval import Resolution, RetrievalRequest, RetrievalResult, RetrievedMemory
+from .retrieval import (
+    InjectionPreview,
+    PreviewRequest,
+    PreviewResult,
+    Resolution,
+    RetrievalRequest,
+    RetrievalResult,
+    RetrievedMemory,
+)
 from .settings import MAX_TOKENS_LIMIT, MemorySettings, MemorySettingsUpdate
 from .status import (
     ComponentFailure,
@@ -54,6 +71,7 @@ from .vectors import ReindexRequest, ReindexResult
 __all__ = [
     "DAY_MS",
     "GLOBAL_OWNER",
+    "INJECTION_MODES",
     "MAX_CONTENT_CHARS",
     "MAX_METADATA_BYTES",
     "MAX_TOKENS_LIMIT",
@@ -74,6 +92,8 @@ __all__ = [
     "ExtractionOutcome",
     "ForgetOutcome",
     "HealthReport",
+    "InjectionMode",
+    "InjectionPreview",
     "Job",
     "JobTurn",
     "KeywordTierStatus",
@@ -91,6 +111,8 @@ __all__ = [
     "MemoryUpdate",
     "MemoryVersion",
     "OwnerFilter",
+    "PreviewRequest",
+    "PreviewResult",
     "QdrantHealth",
     "QdrantHit",
     "QdrantSettings",
@@ -106,8 +128,11 @@ __all__ = [
     "RetrievedMemory",
     "Scope",
     "Strategy",
+    "StrategyName",
     "SummarizeRequest",
     "SummarizeResult",
+    "SummaryCandidate",
+    "SummaryDraft",
     "UpsertOutcome",
     "VectorStoreStatus",
     "owner_filter",

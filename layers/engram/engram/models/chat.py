@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from .common import Scope
+from .common import InjectionMode, Scope, Strategy
 
 __all__ = ["ChatCompletionRequest", "ChatMessage", "ChatOptions"]
 
@@ -45,3 +45,6 @@ class ChatOptions:
     session_id: str | None = None
     scope: Scope = Scope.API_KEY
     opt_out: bool = False
+    # None: the stored settings decide.
+    strategy: Strategy | None = None
+    injection_mode: InjectionMode | None = None

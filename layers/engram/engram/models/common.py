@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -15,6 +15,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -22,6 +23,7 @@ from pydantic.alias_generators import to_camel
 __all__ = [
     "DAY_MS",
     "GLOBAL_OWNER",
+    "INJECTION_MODES",
     "JSON_INT",
     "JSON_NUMBER",
     "MAX_CONTENT_CHARS",
@@ -30,6 +32,7 @@ __all__ = [
     "ApiKeyId",
     "ApiModel",
     "Content",
+    "InjectionMode",
     "MemoryKey",
     "MemoryType",
     "Metadata",
@@ -37,6 +40,7 @@ __all__ = [
     "Scope",
     "SessionId",
     "Strategy",
+    "StrategyName",
     "UtcDatetime",
     "from_millis",
     "to_millis",
@@ -112,6 +116,42 @@ class Strategy(StrEnum):
     EXACT = "exact"
     SEMANTIC = "semantic"
     HYBRID = "hybrid"
+
+
+def _strategy(value: Any) -> Any:
+    """The reference's vocabulary: any case, ``recent`` means exact, an unknown name
+    means hybrid. Only text is read so: a number or a boolean stays an error."""
+    if isinstance(value, str):
+        if len(value) > 64:
+            raise ValueError("a strategy name is at most 64 characters")
+        value = value.strip().lower()
+        if value == "recent":
+            return Strategy.EXACT
+        return value if value in {s.value for s in Strategy} else Strategy.HYBRID
+    return value
+
+
+# A retrieval strategy as every surface accepts it (settings, the retrieval preview, the
+# chat proxy's x-engram-strategy header): one vocabulary, one meaning.
+StrategyName = Annotated[
+    Strategy,
+    BeforeValidator(_strategy),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "maxLength": 64,
+            "description": "exact, semantic or hybrid, any case (recent = exact;"
+            " any other name = hybrid)",
+        },
+        mode="validation",
+    ),
+]
+
+# How memories join a chat request: ``prepend`` a system message of their own (before
+# the application's), or ``cacheSafe``: merged into the application's first system
+# message, so the prompt prefix providers cache stays the same across requests.
+InjectionMode = Literal["prepend", "cacheSafe"]
+INJECTION_MODES: tuple[InjectionMode, ...] = ("prepend", "cacheSafe")
 
 
 def _as_utc(value: datetime) -> datetime:

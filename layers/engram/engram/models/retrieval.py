@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from .common import JSON_INT, JSON_NUMBER, ApiModel, Scope, SessionId, Strategy
+from .chat import ChatMessage
+from .common import (
+    JSON_INT,
+    JSON_NUMBER,
+    ApiModel,
+    InjectionMode,
+    Scope,
+    SessionId,
+    Strategy,
+    StrategyName,
+)
 from .memory import Memory
 
-__all__ = ["Resolution", "RetrievalRequest", "RetrievalResult", "RetrievedMemory", "Tier"]
+__all__ = [
+    "InjectionPreview",
+    "PreviewRequest",
+    "PreviewResult",
+    "Resolution",
+    "RetrievalRequest",
+    "RetrievalResult",
+    "RetrievedMemory",
+    "Tier",
+]
 
 Tier = Literal["keyword", "vector", "hybrid", "recent", "standing"]
 
@@ -27,7 +46,9 @@ class RetrievalRequest(ApiModel):
     )
 
     query: Annotated[str, Field(max_length=16_000)] = ""
-    strategy: Strategy | None = None
+    strategy: StrategyName | None = Field(
+        None, description="As in the settings: recent = exact, any other name = hybrid"
+    )
     max_tokens: Annotated[int, Field(ge=-1_000_000, le=1_000_000), JSON_INT] | None = Field(
         None, description="Token budget; clamped to [1, 16000]; 0 or less returns nothing"
     )
@@ -64,3 +85,31 @@ class RetrievalResult(ApiModel):
     results: list[RetrievedMemory]
     tokens_used: int
     resolution: Resolution
+
+
+class PreviewRequest(RetrievalRequest):
+    """A retrieval preview: what to retrieve, and the chat request to inject into. The
+    query defaults to the last user message of ``messages``; without ``messages`` the
+    request is that one user message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=256)] | None = None
+    model: Annotated[str, Field(max_length=256)] | None = Field(
+        None, description="The model id: it decides the provider's injection rule"
+    )
+    injection_mode: InjectionMode | None = Field(
+        None, description="prepend or cacheSafe; the settings' injectionMode when omitted"
+    )
+
+
+class InjectionPreview(ApiModel):
+    mode: InjectionMode
+    provider: str | None = Field(description="The provider whose injection rule applies")
+    messages: list[dict[str, Any]] = Field(
+        description="The messages the upstream would receive, memories injected"
+    )
+
+
+class PreviewResult(RetrievalResult):
+    injection: InjectionPreview

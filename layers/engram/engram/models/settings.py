@@ -22,7 +22,7 @@ from pydantic import (
 
 from ..errors import InvalidInputError
 from ..urlpolicy import check_endpoint_url
-from .common import JSON_INT, JSON_NUMBER, ApiModel, Strategy
+from .common import JSON_INT, JSON_NUMBER, ApiModel, InjectionMode, Strategy, StrategyName
 
 __all__ = [
     "MAX_TOKENS_LIMIT",
@@ -33,15 +33,6 @@ __all__ = [
 ]
 
 MAX_TOKENS_LIMIT = 16_000
-
-
-def _strategy(value: Any) -> Any:
-    if isinstance(value, str):
-        value = value.strip().lower()
-        if value == "recent":
-            return Strategy.EXACT
-        return value if value in {s.value for s in Strategy} else Strategy.HYBRID
-    return value
 
 
 def _vector_store(value: Any) -> Any:
@@ -116,22 +107,16 @@ class MemorySettings(ApiModel):
     enabled: StrictBool = False
     max_tokens: Annotated[int, Field(ge=0, le=MAX_TOKENS_LIMIT), JSON_INT] = 2000
     retention_days: Annotated[int, Field(ge=1, le=365), JSON_INT] = 30
-    strategy: Annotated[
-        Strategy,
-        BeforeValidator(_strategy),
-        # What a caller may send: any name; `recent` means exact, unknown ones hybrid.
-        WithJsonSchema(
-            {
-                "type": "string",
-                "description": "exact, semantic or hybrid (recent = exact;"
-                " any other name = hybrid)",
-            },
-            mode="validation",
-        ),
-    ] = Strategy.HYBRID
+    # Any name: `recent` means exact, unknown ones hybrid (the same in the preview and
+    # the chat proxy's x-engram-strategy header).
+    strategy: StrategyName = Strategy.HYBRID
     # How hybrid combines keyword and vector evidence (engram/fusion.py).
     fusion: Literal["weighted", "rrf"] = "weighted"
     auto_summarize: StrictBool = False
+    # prepend: memories in a system message of their own, before the application's;
+    # cacheSafe: merged into the application's first system message (prompt caches keep
+    # hitting). A request can choose with the x-engram-injection-mode header.
+    injection_mode: InjectionMode = "prepend"
     # Below this a memory is not injected (bench/relevance.py calibrates the default):
     # a memory without a keyword match needs this cosine to the query; 0 turns it off.
     relevance_floor: Annotated[float, Field(ge=0.0, le=1.0), JSON_NUMBER] | None = Field(

@@ -284,6 +284,68 @@ def test_bad_session_header_is_422(chat, stub):
     assert response.json()["error"]["param"] == "x-engram-session-id"
 
 
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("x-engram-no-memory", "maybe"),
+        ("x-engram-injection-mode", "cache-safe"),
+        ("x-engram-strategy", "x" * 65),
+    ],
+)
+def test_bad_engram_headers_are_422_naming_the_header(chat, stub, header, value):
+    response = ask(chat, "hello", headers={header: value})
+    assert response.status_code == 422
+    assert response.json()["error"]["param"] == header
+    assert stub.requests == []
+
+
+SYSTEM = {"role": "system", "content": "You are a helpful assistant. Be brief."}
+
+
+def ask_with_system(client, text, headers=None):
+    body = {"model": "gpt-4o", "messages": [SYSTEM, {"role": "user", "content": text}]}
+    return client.post("/v1/chat/completions", json=body, headers=headers or {})
+
+
+def test_cache_safe_injection_reaches_the_upstream(chat, stub, jobs, engine):
+    """cacheSafe: exactly one system message upstream, the app's own, the memory block
+    merged into it (the prompt prefix the provider caches is unchanged)."""
+    ask(chat, FACTS)
+    jobs.drain()
+    merged = SYSTEM["content"] + "\n\nMemory context:\n- decision: use Postgres for this project"
+    # Per request, by header ...
+    response = ask_with_system(
+        chat, "Which database?", headers={"x-engram-injection-mode": "cacheSafe"}
+    )
+    assert response.headers["x-engram-memories"] == "1"
+    sent = stub.requests[-1]["json"]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert sent[0] == {"role": "system", "content": merged}
+    # ... the default otherwise: a system message of its own, before the app's ...
+    ask_with_system(chat, "Which database?")
+    assert [m["role"] for m in stub.requests[-1]["json"]["messages"]] == ["system"] * 2 + ["user"]
+    # ... and by setting, which a header can still override.
+    engine.settings.update(MemorySettingsUpdate(injection_mode="cacheSafe"))
+    ask_with_system(chat, "Which database?")
+    assert stub.requests[-1]["json"]["messages"][0] == {"role": "system", "content": merged}
+    ask_with_system(chat, "Which database?", headers={"x-engram-injection-mode": "prepend"})
+    assert len(stub.requests[-1]["json"]["messages"]) == 3
+
+
+def test_strategy_header_means_what_the_setting_means(chat, stub, jobs, engine, key):
+    ask(chat, FACTS)
+    jobs.drain()
+    # A query matching nothing: hybrid injects nothing (relevance floor), exact (what
+    # "recent" means) injects the newest memories whatever the query.
+    assert ask(chat, "Tell me a joke").headers["x-engram-memories"] == "0"
+    recent = ask(chat, "Tell me a joke", headers={"x-engram-strategy": "recent"})
+    assert recent.headers["x-engram-memories"] == "2"
+    engine.settings.update(MemorySettingsUpdate.model_validate({"strategy": "recent"}))
+    assert ask(chat, "Tell me a joke").headers["x-engram-memories"] == "2"
+    unknown = ask(chat, "Tell me a joke", headers={"x-engram-strategy": "magic"})
+    assert unknown.headers["x-engram-memories"] == "0"  # unknown = hybrid, as in settings
+
+
 def test_session_header_scopes_the_stored_memories(chat, jobs, engine, key):
     ask(chat, FACTS, headers={"x-engram-session-id": "conv-1"})
     jobs.drain()

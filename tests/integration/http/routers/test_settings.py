@@ -15,6 +15,10 @@ def test_settings_get_put_normalise_and_reject(client):
         ({"maxTokens": "many"}, "maxTokens"),
         ({"maxTokens": 99_999}, "maxTokens"),  # refused, never clamped
         ({"vectorStore": "pinecone"}, "vectorStore"),
+        ({"enabled": "yes"}, "enabled"),  # strict types: no string booleans
+        ({"maxTokens": "100"}, "maxTokens"),  # nor numbers as text
+        ({"strategy": 1}, "strategy"),
+        ({"injectionMode": "cache-safe"}, "injectionMode"),
     ]:
         rejected = client.put("/api/settings/memory", json=bad)
         assert rejected.status_code == 422

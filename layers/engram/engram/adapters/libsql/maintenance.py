@@ -19,21 +19,23 @@ class MaintenanceRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def newest_first(self, owner: str, session_id: str | None) -> list[tuple[str, str]]:
-        where, params = owner_sql(OwnerFilter((owner,), session_id), alias="")
+    def newest_first(self, owner: str, session_id: str | None) -> list[Memory]:
+        where, params = owner_sql(OwnerFilter((owner,), session_id))
         rows = self.db.query(
-            f"SELECT id, content FROM memories WHERE {where} ORDER BY created_at DESC, seq DESC",
+            f"SELECT {COLUMNS} FROM memories m WHERE {where}"
+            " ORDER BY m.updated_at DESC, m.seq DESC",
             params,
         )
-        return [(str(r["id"]), str(r["content"])) for r in rows]
+        return [row_to_memory(r) for r in rows]
 
     def older_than(self, cutoff_ms: int, owner: str | None) -> list[Memory]:
-        """Memories created before the cut-off, summaries aside, oldest first per owner."""
+        """Memories last written before the cut-off (retention's clock), summaries aside,
+        oldest first per owner."""
         where, params = owner_sql(owner)
         rows = self.db.query(
-            f"SELECT {COLUMNS} FROM memories m WHERE m.created_at < ?"
+            f"SELECT {COLUMNS} FROM memories m WHERE m.updated_at < ?"
             f" AND m.key NOT LIKE 'summary:%' AND {where}"
-            " ORDER BY m.api_key_id, m.created_at, m.seq",
+            " ORDER BY m.api_key_id, m.updated_at, m.seq",
             [cutoff_ms, *params],
         )
         return [row_to_memory(r) for r in rows]
