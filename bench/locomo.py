@@ -192,6 +192,7 @@ class ViaProxy(InProcess):
         self.client = TestClient(create_app(config=config, engine=lambda: self.engine))
         self.keys: dict[str, str] = {}
         self.dia_of: dict[str, dict[str, str]] = {}
+        self.ended: dict[str, Any] = {}
 
     def play(self, conv: dict[str, Any]) -> None:
         from datetime import datetime, timedelta
@@ -230,6 +231,7 @@ class ViaProxy(InProcess):
             if answer:
                 texts[" ".join(answer["text"].split())] = answer["dia"]
             i += 2 if answer else 1
+        self.ended[made.id] = self.now  # the questions come right after the conversation
 
     def ingest(self, items: list[dict[str, Any]]) -> None:
         raise NotImplementedError("via the proxy, conversations are played, not imported")
@@ -238,6 +240,7 @@ class ViaProxy(InProcess):
         from engram.models import RetrievalRequest
 
         key = self.keys[owner]
+        self.now = self.ended[key]
         request = RetrievalRequest(query=query, strategy=strategy, limit=20, max_tokens=16000)
         result = self.engine.retrieval.preview(key, request)
         texts = self.dia_of[key]
