@@ -117,7 +117,7 @@ class SqldServer:
     def __init__(self, data_dir: Path, binary: Path | None = None) -> None:
         found = binary or sqld_binary()
         if found is None:
-            raise RuntimeError("sqld is not installed: run `make install`")
+            raise RuntimeError("sqld is not installed: python -m shared.devtools.sqld install")
         self.binary = found
         self.data_dir = data_dir
         self.port = _free_port()
