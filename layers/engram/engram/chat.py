@@ -17,22 +17,29 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import EngramError, log_safe
 from .extraction import newest
 from .health import FailureLog
 from .injection import inject
-from .models import ChatOptions, ExtractionJob, JobTurn, RetrievalRequest, Scope
+from .models import (
+    ChatOptions,
+    ExtractionJob,
+    JobTurn,
+    RetrievalRequest,
+    RetrievalResult,
+    Scope,
+)
 from .ports import JobQueue, Upstream, UpstreamResponse
 from .redaction import redact
-from .retrieval import Retriever
 from .settings import SettingsStore
 
 __all__ = [
     "ChatReply",
     "ChatService",
     "PreparedChat",
+    "Retrieval",
     "last_user_text",
     "opted_out",
     "resolve_provider",
@@ -119,6 +126,13 @@ def _delta_of(line: str) -> str:
     return content if isinstance(content, str) else ""
 
 
+class Retrieval(Protocol):
+    """What the chat path retrieves with: the backend manager (the primary backend's
+    search, then the fallbacks'), or the libSQL ``Retriever`` itself."""
+
+    def retrieve(self, api_key_id: str, request: RetrievalRequest) -> RetrievalResult: ...
+
+
 @dataclass
 class PreparedChat:
     body: dict[str, Any]
@@ -144,7 +158,7 @@ class ChatReply:
 class ChatService:
     def __init__(
         self,
-        retriever: Retriever,
+        retriever: Retrieval,
         settings: SettingsStore,
         upstream: Upstream,
         queue: JobQueue,

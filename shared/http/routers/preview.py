@@ -22,8 +22,12 @@ def retrieve_preview(body: PreviewRequest, engine: EngineDep) -> RetrievalResult
     Read-only: nothing is injected, stored or counted (the hit rate does not move), and no
     vector is computed for the memories still waiting for one; those are ranked on
     keywords alone until the embedding worker or a reindex has stored their vectors.
+
+    The primary memory backend answers; when it fails, the next fallback does, and
+    ``resolution.backend`` / ``backendFailures`` say which answered and why the others
+    did not.
     """
     request = RetrievalRequest.model_validate(
         body.model_dump(by_alias=False, exclude={"api_key_id"}, exclude_unset=True)
     )
-    return engine.retrieval.preview(body.api_key_id, request)
+    return engine.backends.preview(body.api_key_id, request)

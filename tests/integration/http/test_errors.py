@@ -15,6 +15,7 @@ EXPECTED = {
     errors.UnavailableError: (503, "service_unavailable"),
     errors.EmbeddingError: (503, "service_unavailable"),
     errors.TransientEmbeddingError: (503, "service_unavailable"),
+    errors.BackendError: (503, "service_unavailable"),  # a remote memory backend failed
     errors.UpstreamError: (502, "upstream_error"),
     errors.UpstreamTimeout: (504, "upstream_timeout"),
     errors.ConfigError: (500, "internal_error"),  # a deployment fault, not the caller's

@@ -6,12 +6,14 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
+from .backends import BackendFailure
 from .common import JSON_INT, JSON_NUMBER, ApiModel, Scope, SessionId, Strategy
 from .memory import Memory
 
 __all__ = ["Resolution", "RetrievalRequest", "RetrievalResult", "RetrievedMemory", "Tier"]
 
-Tier = Literal["keyword", "vector", "hybrid", "recent", "standing"]
+# "backend": found by a remote memory backend's own search (Obsidian, Notion, a REST API).
+Tier = Literal["keyword", "vector", "hybrid", "recent", "standing", "backend"]
 
 
 class RetrievalRequest(ApiModel):
@@ -53,11 +55,18 @@ class RetrievedMemory(Memory):
 
 class Resolution(ApiModel):
     strategy: Strategy
-    keyword_tier: Literal["fts5", "unavailable"]
+    keyword_tier: Literal["fts5", "unavailable", "backend"] = Field(
+        description="backend: a remote memory backend searched with its own index"
+    )
     embedding_source: str | None
     vector_store: str | None
     fallback: bool
     reason: str | None
+    backend: str = Field("libsql", description="The memory backend that answered")
+    backend_failures: list[BackendFailure] = Field(
+        default_factory=list,
+        description="Backends asked before the one that answered, and why they did not",
+    )
 
 
 class RetrievalResult(ApiModel):

@@ -1,0 +1,9 @@
+"""Remote memory backends (``ports.MemoryBackend``): a generic REST API, Obsidian's
+Local REST API and Notion. libSQL, the default backend, is the engine's own
+(``engram.backends.LibsqlBackend``)."""
+
+from .factory import build_backend
+from .http import HttpBackend
+from .obsidian import ObsidianBackend
+
+__all__ = ["HttpBackend", "ObsidianBackend", "build_backend"]
