@@ -45,6 +45,8 @@ class _Server:
         self.api_key = api_key
         self.mode = "ok"
         self.hang_s = 3.0
+        # When set, every request is answered 302 to this path (a moved or hostile server).
+        self.redirect_to: str | None = None
         self.requests: list[Recorded] = []
         self._server: ThreadingHTTPServer | None = None
         self._port: int | None = None
@@ -115,6 +117,12 @@ class _Handler(BaseHTTPRequestHandler):
             stand_in.requests.append(request)
         if stand_in.mode == "hang":
             time.sleep(stand_in.hang_s)
+        if stand_in.redirect_to is not None and request["path"] != stand_in.redirect_to:
+            self.send_response(302)
+            self.send_header("Location", stand_in.url + stand_in.redirect_to)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if stand_in.mode == "fail":
             status, body, kind = 500, {"error": "internal"}, "application/json"
         elif stand_in.mode == "garbage":

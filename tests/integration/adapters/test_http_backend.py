@@ -374,8 +374,10 @@ def test_a_4xx_on_create_is_a_backend_error(api, backend):
 
 def test_a_redirect_is_not_followed(api):
     backend = backend_for(api, endpoints={"health": "/moved"})
-    api.handle = lambda request: (302, None, "application/json")  # type: ignore[method-assign]
-    assert not backend.health().working
+    api.redirect_to = "/health"  # where a followed redirect would find a healthy answer
+    report = backend.health()
+    assert not report.working and "302" in report.error
+    assert [r["path"] for r in api.requests] == ["/moved"]
 
 
 # -- auth ----------------------------------------------------------------------------------
