@@ -10,6 +10,9 @@
   with a JsonLogic query (``application/vnd.olrapi.jsonlogic+json``; the operators
   Engram sends: and, or, if, ==, in, glob, var), errors as ``{errorCode, message}``.
   It is not Obsidian: no plugin code runs here.
+- ``NotionServer``: a stand-in for Notion's public REST API, built from its
+  documentation (developers.notion.com): pages in a database, queries with filters,
+  the ``Notion-Version`` header. It is not Notion.
 
 Each server records requests (method, path, query, headers, body) and can be told to
 fail: ``mode`` = ``ok``, ``fail`` (500), ``hang`` (answers after ``hang_s``), ``garbage``
@@ -31,7 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import yaml
 
-__all__ = ["MemoryApi", "ObsidianServer", "Recorded"]
+__all__ = ["MemoryApi", "NotionServer", "ObsidianServer", "Recorded"]
 
 
 class Recorded(dict[str, Any]):
@@ -428,3 +431,147 @@ class ObsidianServer(_Server):
                     found.append({"filename": file, "result": result})
             return 200, found, "application/json"
         return 404, {"errorCode": 40400, "message": "Not found"}, "application/json"
+
+
+# -- Notion's public API --------------------------------------------------------------------------
+
+
+def _plain_of(prop: dict[str, Any]) -> str:
+    parts = prop.get(prop.get("type", "rich_text"), [])
+    return "".join(p.get("plain_text", "") for p in parts)
+
+
+def _notion_error(status: int, code: str, message: str) -> tuple[int, Any, str]:
+    body = {"object": "error", "status": status, "code": code, "message": message}
+    return status, body, "application/json"
+
+
+class NotionServer(_Server):
+    """A stand-in for Notion's REST API (developers.notion.com), built from its public
+    documentation: ``Authorization: Bearer`` and a ``Notion-Version`` header on every
+    request; ``POST /v1/pages``, ``GET|PATCH /v1/pages/{id}`` (``archived: true`` is the
+    delete), ``GET /v1/databases/{id}``, ``POST /v1/databases/{id}/query`` (compound
+    ``and``/``or`` filters of ``title``/``rich_text`` conditions ``equals``, ``contains``,
+    ``is_not_empty``; ``created_time`` sorts; cursor paging); errors as
+    ``{"object": "error", "status", "code", "message"}``. Property names are checked
+    against the database's schema, as Notion does. It is not Notion."""
+
+    VERSION = "2022-06-28"
+
+    def __init__(self, api_key: str | None = "secret_notion", page_size: int = 100) -> None:
+        super().__init__(api_key)
+        self.database_id = str(uuid.uuid4())
+        self.schema = {
+            "Name": "title",
+            "Content": "rich_text",
+            "API Key": "rich_text",
+            "Key": "rich_text",
+            "Type": "rich_text",
+            "Session": "rich_text",
+            "Metadata": "rich_text",
+        }
+        self.pages: dict[str, dict[str, Any]] = {}
+        self.page_size = page_size  # the most this server returns per query page
+        self._clock = 0
+
+    def _stored(self, props: dict[str, Any]) -> dict[str, Any] | str:
+        out = {}
+        for name, value in props.items():
+            kind = self.schema.get(name)
+            if kind is None or kind not in value:
+                return f"{name} is not a property that exists."
+            texts = value[kind]
+            for part in texts:
+                if len(part["text"]["content"]) > 2000:
+                    return "body.properties.text.content.length should be ≤ `2000`"
+            out[name] = {
+                "id": name[:4],
+                "type": kind,
+                kind: [
+                    {"type": "text", "text": part["text"], "plain_text": part["text"]["content"]}
+                    for part in texts
+                ],
+            }
+        return out
+
+    def _match(self, page: dict[str, Any], rule: dict[str, Any]) -> bool:
+        if "and" in rule:
+            return all(self._match(page, r) for r in rule["and"])
+        if "or" in rule:
+            return any(self._match(page, r) for r in rule["or"])
+        prop = page["properties"].get(rule["property"])
+        ((_, condition),) = ((k, v) for k, v in rule.items() if k != "property")
+        text = _plain_of(prop) if prop else ""
+        ((op, value),) = condition.items()
+        if op == "equals":
+            return text == value
+        if op == "contains":
+            return value.lower() in text.lower()  # Notion's contains ignores case
+        if op == "is_not_empty":
+            return bool(text)
+        raise ValueError(op)
+
+    def handle(self, request: Recorded) -> tuple[int, Any, str]:
+        if not self.authorized(request["headers"]):
+            return _notion_error(401, "unauthorized", "API token is invalid.")
+        if request["headers"].get("Notion-Version") != self.VERSION:
+            return _notion_error(400, "missing_version", "Notion-Version header missing.")
+        method, path = request["method"], request["path"]
+        body = json.loads(request["body"]) if request["body"] else {}
+        now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        database = f"/v1/databases/{self.database_id}"
+        if path == database and method == "GET":
+            return 200, {"object": "database", "id": self.database_id}, "application/json"
+        if path == database + "/query" and method == "POST":
+            found = [
+                p
+                for p in self.pages.values()
+                if not p["archived"] and self._match(p, body.get("filter", {"and": []}))
+            ]
+            found.sort(key=lambda p: p["_order"], reverse=True)
+            start = int(body.get("start_cursor") or 0)
+            size = min(int(body.get("page_size", 100)), self.page_size)
+            chunk = found[start : start + size]
+            more = start + size < len(found)
+            answer = {
+                "object": "list",
+                "results": [{k: v for k, v in p.items() if k != "_order"} for p in chunk],
+                "has_more": more,
+                "next_cursor": str(start + size) if more else None,
+            }
+            return 200, answer, "application/json"
+        if path.startswith("/v1/databases/"):
+            return _notion_error(404, "object_not_found", "Could not find database.")
+        if path == "/v1/pages" and method == "POST":
+            if body.get("parent", {}).get("database_id") != self.database_id:
+                return _notion_error(404, "object_not_found", "Could not find database.")
+            props = self._stored(body.get("properties", {}))
+            if isinstance(props, str):
+                return _notion_error(400, "validation_error", props)
+            self._clock += 1
+            page = {
+                "object": "page",
+                "id": str(uuid.uuid4()),
+                "created_time": now,
+                "last_edited_time": now,
+                "archived": False,
+                "parent": {"type": "database_id", "database_id": self.database_id},
+                "properties": props,
+                "_order": self._clock,
+            }
+            self.pages[page["id"]] = page
+            return 200, {k: v for k, v in page.items() if k != "_order"}, "application/json"
+        if path.startswith("/v1/pages/"):
+            page = self.pages.get(path[len("/v1/pages/") :])
+            if page is None:
+                return _notion_error(404, "object_not_found", "Could not find page.")
+            if method == "PATCH":
+                if "archived" in body:
+                    page["archived"] = bool(body["archived"])
+                props = self._stored(body.get("properties", {}))
+                if isinstance(props, str):
+                    return _notion_error(400, "validation_error", props)
+                page["properties"].update(props)
+                page["last_edited_time"] = now
+            return 200, {k: v for k, v in page.items() if k != "_order"}, "application/json"
+        return _notion_error(400, "invalid_request_url", "Invalid request URL.")

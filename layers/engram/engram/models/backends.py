@@ -198,6 +198,7 @@ class NotionBackendConfig(_Remote):
     key_property: Annotated[str, Field(min_length=1, max_length=64)] = "Key"
     type_property: Annotated[str, Field(min_length=1, max_length=64)] = "Type"
     session_property: Annotated[str, Field(min_length=1, max_length=64)] = "Session"
+    metadata_property: Annotated[str, Field(min_length=1, max_length=64)] = "Metadata"
 
     @field_validator("base_url")
     @classmethod

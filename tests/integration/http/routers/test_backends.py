@@ -14,12 +14,13 @@ from pydantic import SecretStr
 from engram import Config
 from engram.models import ApiKeyCreate, MemoryCreate, MemoryQuery
 from shared.http import create_app
-from tests.support.backend_servers import MemoryApi, ObsidianServer
+from tests.support.backend_servers import MemoryApi, NotionServer, ObsidianServer
 from tests.support.http import ADMIN_TOKEN, AUTH
 from tests.support.upstream_stub import StubUpstream
 
 OBSIDIAN_KEY = "obsidian-secret-token-1234567890"
 GENERIC_KEY = "generic-secret-token-0987654321"
+NOTION_KEY = "secret_notion-token-5678901234"
 
 
 @pytest.fixture
@@ -48,6 +49,12 @@ def vault():
 @pytest.fixture
 def memory_api():
     with MemoryApi(GENERIC_KEY) as server:
+        yield server
+
+
+@pytest.fixture
+def notion():
+    with NotionServer(NOTION_KEY) as server:
         yield server
 
 
@@ -98,13 +105,33 @@ def remote_primary(name: str, config: dict) -> dict:
     }
 
 
-@pytest.mark.parametrize("kind", ["obsidian", "http"])
+def stored_texts(kind, vault, memory_api, notion) -> list[str]:
+    if kind == "obsidian":
+        return list(vault.vault.values())
+    if kind == "http":
+        return [r["content"] for r in memory_api.records.values()]
+    return [
+        "".join(p["plain_text"] for p in page["properties"]["Content"]["rich_text"])
+        for page in notion.pages.values()
+    ]
+
+
+@pytest.mark.parametrize("kind", ["obsidian", "http", "notion"])
 def test_a_chat_stores_facts_in_the_primary_and_falls_back_to_libsql(
-    kind, admin, chat, engine, key, stub, vault, memory_api
+    kind, admin, chat, engine, key, stub, vault, memory_api, notion
 ):
     server, settings = {
         "obsidian": (vault, {"baseUrl": vault.url, "apiKey": OBSIDIAN_KEY, "timeoutMs": 1000}),
         "http": (memory_api, {"baseUrl": memory_api.url, "apiKey": GENERIC_KEY, "timeoutMs": 1000}),
+        "notion": (
+            notion,
+            {
+                "baseUrl": notion.url + "/v1",
+                "apiKey": NOTION_KEY,
+                "databaseId": notion.database_id,
+                "timeoutMs": 1000,
+            },
+        ),
     }[kind]
     # What libSQL holds from before the switch: the fallback's answer when the primary is down.
     engine.memories.create(
@@ -114,12 +141,7 @@ def test_a_chat_stores_facts_in_the_primary_and_falls_back_to_libsql(
 
     assert ask(chat, "I prefer TypeScript.").status_code == 200
     assert engine.queues.extraction.drain() == 1
-    stored = (
-        vault.vault.values()
-        if kind == "obsidian"
-        else [r["content"] for r in memory_api.records.values()]
-    )
-    assert any("TypeScript" in text for text in stored)
+    assert any("TypeScript" in text for text in stored_texts(kind, vault, memory_api, notion))
     assert engine.memories.list_page(MemoryQuery(api_key_id=key.id)).total == 1  # libSQL: unchanged
 
     # Retrieval reads the fact back from the primary into the prompt.

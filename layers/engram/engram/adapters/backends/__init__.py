@@ -4,6 +4,7 @@ Local REST API and Notion. libSQL, the default backend, is the engine's own
 
 from .factory import build_backend
 from .http import HttpBackend
+from .notion import NotionBackend
 from .obsidian import ObsidianBackend
 
-__all__ = ["HttpBackend", "ObsidianBackend", "build_backend"]
+__all__ = ["HttpBackend", "NotionBackend", "ObsidianBackend", "build_backend"]

@@ -14,6 +14,7 @@ from ...models.backends import (
 )
 from ...ports import MemoryBackend
 from .http import HttpBackend
+from .notion import NotionBackend
 from .obsidian import ObsidianBackend
 
 __all__ = ["build_backend"]
@@ -29,5 +30,5 @@ def build_backend(name: str, config: Mapping[str, Any]) -> MemoryBackend:
     if isinstance(parsed, ObsidianBackendConfig):
         return ObsidianBackend(name, parsed)
     if isinstance(parsed, NotionBackendConfig):
-        raise BackendError(f"backend {name}: the Notion backend is not built yet")
+        return NotionBackend(name, parsed)
     raise BackendError(f"backend {name} has an unknown kind")  # pragma: no cover
