@@ -9,7 +9,7 @@ a backend that answers 3xx is misconfigured, and a credential never follows one.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -90,7 +90,12 @@ class JsonClient:
         except ValueError:
             raise BackendError(f"{self.name} answered {operation} with malformed JSON") from None
 
-    def probe(self, method: str, path: str, check: Any = None) -> HealthReport:
+    def probe(
+        self,
+        method: str,
+        path: str,
+        check: Callable[[httpx.Response], str | None] | None = None,
+    ) -> HealthReport:
         """One timed request; ``check(response)`` returns an error or None."""
         started = time.perf_counter()
         error: str | None = None
