@@ -10,6 +10,13 @@ every operation that must reach Qdrant (search, cleanup, a Qdrant reindex) answe
 truthfully. Valid generated hosts are replaced by "" (Qdrant's embedded mode), so those
 operations are exercised for real; invalid hosts are left alone, to be refused.
 (Qdrant down is the fault suite's business: tests/reliability/test_faults.py.)
+
+Nor which memory backends exist: a backend name is any string to the schema, but only
+libsql, a kind (http, obsidian, notion) or a configured name with a type is accepted,
+and a configuration needs its kind's fields (422 otherwise, naming the field). Valid
+generated backend fields are replaced by the default chain (libSQL alone, no
+configurations); invalid ones are left alone, to be refused. (Backends themselves are
+exercised against stand-in servers: tests/integration/http/routers/test_backends.py.)
 """
 
 from __future__ import annotations
@@ -47,9 +54,29 @@ def _embedded_qdrant(case: Any) -> None:
             body["host"] = ""
 
 
+def _default_backends(case: Any) -> None:
+    body = case.body
+    if case.path != "/api/settings/memory" or not isinstance(body, dict):
+        return
+    primary = body.get("primaryBackend")
+    if isinstance(primary, str) and len(primary) <= 64:
+        body["primaryBackend"] = "libsql"
+    fallbacks = body.get("fallbackBackends")
+    if (
+        isinstance(fallbacks, list)
+        and len(fallbacks) <= 8
+        and all(isinstance(name, str) for name in fallbacks)
+    ):
+        body["fallbackBackends"] = []
+    configs = body.get("backendConfigs")
+    if isinstance(configs, dict) and all(isinstance(c, dict) for c in configs.values()):
+        body["backendConfigs"] = {}
+
+
 @schemathesis.hook
 def map_case(ctx: Any, case: Any) -> Any:
     _embedded_qdrant(case)
+    _default_backends(case)
     body = case.body
     if isinstance(body, list):
         for item in body:

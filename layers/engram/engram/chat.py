@@ -14,11 +14,12 @@ import functools
 import json
 import logging
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import EngramError, log_safe
 from .extraction import newest
@@ -33,19 +34,20 @@ from .models import (
     PreviewRequest,
     PreviewResult,
     RetrievalRequest,
+    RetrievalResult,
     Scope,
     Strategy,
 )
 from .models.common import from_millis
 from .ports import JobQueue, Upstream, UpstreamResponse
 from .redaction import redact
-from .retrieval import Retriever
 from .settings import SettingsStore
 
 __all__ = [
     "ChatReply",
     "ChatService",
     "PreparedChat",
+    "Retrieval",
     "last_user_text",
     "opted_out",
     "resolve_provider",
@@ -139,6 +141,15 @@ def _delta_of(line: str) -> str:
     return content if isinstance(content, str) else ""
 
 
+class Retrieval(Protocol):
+    """What the chat path retrieves with: the backend manager (the primary backend's
+    search, then the fallbacks'), or the libSQL ``Retriever`` itself."""
+
+    def retrieve(self, api_key_id: str, request: RetrievalRequest) -> RetrievalResult: ...
+
+    def preview(self, api_key_id: str, request: RetrievalRequest) -> RetrievalResult: ...
+
+
 @dataclass
 class PreparedChat:
     body: dict[str, Any]
@@ -166,16 +177,19 @@ class ChatReply:
 class ChatService:
     def __init__(
         self,
-        retriever: Retriever,
+        retriever: Retrieval,
         settings: SettingsStore,
         upstream: Upstream,
         queue: JobQueue,
         *,
         provider: str | None = None,
         failures: FailureLog | None = None,
+        now_ms: Callable[[], int] | None = None,
     ) -> None:
         self.failures = failures or FailureLog(lambda: 0)
         self.retriever = retriever
+        # The engine's clock: a stored turn is dated by when the chat happened.
+        self.now_ms = now_ms or (lambda: int(time.time() * 1000))
         self.settings = settings
         self.upstream = upstream
         self.queue = queue
@@ -188,7 +202,7 @@ class ChatService:
         self, api_key_id: str, body: dict[str, Any], options: ChatOptions
     ) -> ChatReply:
         """Forward one chat completion with memory, and queue what it taught us."""
-        started_at = from_millis(self.retriever.now_ms())
+        started_at = from_millis(self.now_ms())
         scope = options.scope
         if scope is Scope.SESSION and options.session_id is None:
             scope = Scope.API_KEY  # nothing to narrow to: the key's whole pool

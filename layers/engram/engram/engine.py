@@ -3,7 +3,8 @@
 Built by :func:`engram.wiring.build_engine` (or ``open_engine``), which is the
 only place that knows the adapters behind them. Callers reach a use case
 through its sub-service (``engine.memories.create(...)``,
-``engine.retrieval.preview(...)``, ``engine.chat.complete(...)``...).
+``engine.retrieval.preview(...)``, ``engine.chat.complete(...)``...). ``engine.backends``
+routes memories to the primary backend and its fallbacks (libSQL unless configured).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from .apikeys import ApiKeyService
+from .backends import BackendManager
 from .chat import ChatService
 from .config import Config
 from .jobs import JobService
@@ -50,6 +52,7 @@ class Engine:
     clock: Clock
     memories: MemoryService
     retrieval: Retriever
+    backends: BackendManager
     chat: ChatService
     vectors: VectorService
     qdrant: QdrantService

@@ -14,6 +14,7 @@ classes to status codes in exactly one place; nobody matches on messages.
     ├── StorageError           the database failed or is unreachable
     │   └── MigrationError     the schema could not be brought up to date
     ├── UnavailableError       an optional dependency (FTS, vectors, a queue) is not usable
+    │   ├── BackendError       a remote memory backend failed (unreachable, slow, 4xx/5xx)
     │   └── EmbeddingError     an embedder failed
     │       └── TransientEmbeddingError   rate limit, timeout, dropped request: retry once
     └── UpstreamError          the chat provider refused or broke the connection (502)
@@ -26,6 +27,7 @@ from typing import Any
 
 __all__ = [
     "AuthenticationError",
+    "BackendError",
     "ConfigError",
     "ConflictError",
     "DimensionMismatch",
@@ -96,6 +98,10 @@ class UnavailableError(EngramError):
 class DimensionMismatch(UnavailableError):
     """A vector store holds vectors of another dimension than the active embedder's:
     retrieval goes on without it; asked for directly, it is a conflict to resolve."""
+
+
+class BackendError(UnavailableError):
+    """A remote memory backend could not be reached or gave an answer Engram cannot use."""
 
 
 class UpstreamError(EngramError):

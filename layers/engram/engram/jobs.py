@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .errors import log_safe
 from .health import FailureLog
 from .memories import MemoryService
@@ -13,9 +15,16 @@ __all__ = ["JobService"]
 
 class JobService:
     def __init__(
-        self, memories: MemoryService, vectors: VectorService, failures: FailureLog
+        self,
+        memories: MemoryService,
+        vectors: VectorService,
+        failures: FailureLog,
+        *,
+        learn: Callable[[ExtractionJob], ExtractionOutcome] | None = None,
     ) -> None:
         self.memories = memories
+        # Where a chat's facts go: the primary backend (``BackendManager.learn``).
+        self.learn = learn or memories.process_extraction
         self.vectors = vectors
         self.failures = failures
 
@@ -31,8 +40,9 @@ class JobService:
         return done
 
     def extraction(self, job: ExtractionJob) -> ExtractionOutcome:
-        """Store the facts of one chat exchange (once); their vectors are then requested."""
-        return self.memories.process_extraction(job)
+        """Store the facts of one chat exchange (once) in the primary backend; libSQL then
+        requests their vectors."""
+        return self.learn(job)
 
     def embedding(self, job: EmbeddingJob) -> int:
         """Embed the job's memories if they still need it; how many were stored."""

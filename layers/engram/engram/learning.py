@@ -21,7 +21,7 @@ from .extraction import ExtractedFact, Extraction, Retraction
 from .models import MemoryCreate, Removed, UpsertOutcome
 from .ports import FactHistory, MemoryStore
 
-__all__ = ["ASSISTANT_PREFIX", "Learned", "learn"]
+__all__ = ["ASSISTANT_PREFIX", "Learned", "fact_items", "learn"]
 
 # Keys of facts the assistant stated: never the same memory as the user's fact.
 ASSISTANT_PREFIX = "assistant:"
@@ -87,6 +87,36 @@ def learn(
                 history, retraction, owner, source, stored_id, successor, now_ms
             )
     return learned
+
+
+def fact_items(
+    extraction: Extraction,
+    *,
+    owner: str,
+    session_id: str | None,
+    source: str,
+    extracted_at: datetime,
+) -> list[MemoryCreate]:
+    """The facts of ``extraction`` as memories to write, without the history: what a
+    remote memory backend (which keeps no retired versions) is given. Retractions are
+    not applied there; the last statement on a key still wins (the key is the upsert)."""
+    items = []
+    for fact, _ in _collapse(extraction).steps:
+        if fact is None:
+            continue
+        fact = replace(fact, source=source)
+        key = fact.key if source == "user" else ASSISTANT_PREFIX + fact.key
+        items.append(
+            MemoryCreate(
+                api_key_id=owner,
+                session_id=session_id,
+                type=fact.type,
+                key=key,
+                content=fact.content,
+                metadata=fact.metadata(extracted_at),
+            )
+        )
+    return items
 
 
 def _resolve_implicit(

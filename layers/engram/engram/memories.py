@@ -45,7 +45,7 @@ from .models.common import from_millis, to_millis
 from .ports import FactHistory, JobLedger, JobQueue, MemoryStore, RetrievalStats, UnitOfWork
 from .redaction import redact, redact_value
 
-__all__ = ["HEALTH_OWNER", "MemoryService", "derive_key"]
+__all__ = ["HEALTH_OWNER", "MemoryService", "derive_key", "prepare_write"]
 
 log = logging.getLogger(__name__)
 
@@ -348,3 +348,10 @@ def _redacted(item: _Write) -> _Write:
         if clean_meta != item.metadata:
             changes["metadata"] = clean_meta
     return item.model_copy(update=changes) if changes else item
+
+
+def prepare_write(item: _Write, now_ms: int) -> _Write:
+    """A write as every backend receives it: secrets redacted, not already expired."""
+    item = _redacted(item)
+    _not_expired(item.expires_at, now_ms)
+    return item

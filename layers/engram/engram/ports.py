@@ -27,10 +27,12 @@ from .models import (
     ApiKeyCreated,
     EmbeddingProvider,
     ForgetOutcome,
+    HealthReport,
     Job,
     Memory,
     MemoryCreate,
     MemoryForget,
+    MemoryPage,
     MemoryQuery,
     MemorySettings,
     MemoryUpdate,
@@ -40,11 +42,15 @@ from .models import (
     QdrantHit,
     QdrantSettings,
     Removed,
+    RetrievalRequest,
+    RetrievalResult,
     UpsertOutcome,
 )
 
 __all__ = [
     "ApiKeyStore",
+    "BackendFactory",
+    "BackendLifecycle",
     "DenseScores",
     "Embedder",
     "EmbedderCatalog",
@@ -54,6 +60,7 @@ __all__ = [
     "JobLedger",
     "JobQueue",
     "MaintenanceStore",
+    "MemoryBackend",
     "MemoryStore",
     "PendingVector",
     "PointStore",
@@ -123,6 +130,59 @@ class MemoryStore(Protocol):
     ) -> list[tuple[Memory, tuple[int, int]]]: ...
 
     def totals(self, owner: str | None, now_ms: int) -> tuple[int, int]: ...
+
+
+class MemoryBackend(Protocol):
+    """Where memories live (SPEC section 8): libSQL (the default, whose search is Engram's
+    whole hybrid retrieval) or a remote store (a REST API, Obsidian, Notion).
+
+    ``owner=None`` spans every owner (the management API's explicit choice); otherwise
+    the owner is a condition of the backend's own query, and a remote backend also
+    checks the owner of every record it is answered before returning it. ``get``,
+    ``update`` and ``delete`` answer None/False for a missing memory; every failure is
+    an ``EngramError`` (``BackendError`` for a remote one), never a driver's exception.
+    ``search`` returns the ranked memories for a retrieval, each remote result with
+    tier ``backend``; the caller fits them to the token budget.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str:
+        """libsql, http, obsidian or notion."""
+        ...
+
+    def create(self, item: MemoryCreate) -> UpsertOutcome:
+        """Store ``item`` (already redacted); an existing (owner, key) is updated."""
+        ...
+
+    def get(self, memory_id: str, owner: str | None) -> Memory | None: ...
+
+    def update(self, memory_id: str, owner: str | None, changes: MemoryUpdate) -> Memory | None: ...
+
+    def delete(self, memory_id: str, owner: str | None) -> bool: ...
+
+    def list_page(self, query: MemoryQuery) -> MemoryPage: ...
+
+    def search(
+        self, api_key_id: str, request: RetrievalRequest, *, read_only: bool
+    ) -> RetrievalResult: ...
+
+    def health(self) -> HealthReport: ...
+
+
+@runtime_checkable
+class BackendLifecycle(Protocol):
+    """The optional start and end of a backend (a connection to open, a client to close)."""
+
+    def initialize(self) -> None: ...
+
+    def shutdown(self) -> None: ...
+
+
+# Builds a remote backend from its name and stored configuration (``backendConfigs``).
+BackendFactory = Callable[[str, Mapping[str, Any]], MemoryBackend]
 
 
 class FactHistory(Protocol):

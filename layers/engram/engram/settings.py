@@ -16,8 +16,12 @@ from pydantic import ValidationError
 
 from .errors import InvalidInputError
 from .models import MemorySettings, MemorySettingsUpdate
+from .models.backends import check_backends
 from .models.settings import merge_backend_configs
 from .ports import SettingsDocuments, UnitOfWork
+
+# Changing any of these checks the backends again (names, chain, required fields).
+_BACKEND_FIELDS = {"primary_backend", "fallback_backends", "backend_configs"}
 
 __all__ = ["SettingsStore"]
 
@@ -67,6 +71,10 @@ class SettingsStore:
                 updated = MemorySettings.model_validate(merged)
             except ValidationError as exc:
                 raise InvalidInputError(str(exc)) from exc
+            if sent.keys() & _BACKEND_FIELDS:
+                check_backends(
+                    updated.primary_backend, updated.fallback_backends, updated.backend_configs
+                )
             self.documents.save(
                 self.NAMESPACE, updated.model_dump_json(by_alias=False), self.now_ms()
             )

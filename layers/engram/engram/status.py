@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .embedding import ActiveEmbedder
 from .health import FailureLog
 from .models import EmbeddingProvider, EngineStatus, KeywordTierStatus, VectorStoreStatus
+from .models.backends import BackendsStatus
 from .models.common import from_millis
 from .ports import SearchIndex, StorageInfo, VectorRows
 from .qdrant import QdrantService
@@ -25,8 +28,10 @@ class StatusService:
         vectors: VectorService,
         storage: StorageInfo,
         failures: FailureLog,
+        backends: Callable[[], BackendsStatus] | None = None,
     ) -> None:
         self.failures = failures
+        self.backends = backends
         self.settings = settings
         self.embeddings = embeddings
         self.rows = rows
@@ -68,5 +73,6 @@ class StatusService:
             rerank_enabled=settings.rerank_enabled,
             schema_version=self.storage.schema_version(),
             remote_database=self.storage.is_remote,
+            backends=None if self.backends is None else self.backends(),
             failures=self.failures.current(),
         )

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from .adapters.backends import build_backend
 from .adapters.embeddings.assets import DEFAULT_DIR, STATIC_MODEL, TRANSFORMERS_MODEL
 from .adapters.embeddings.catalog import LocalCatalog, RemoteKeys
 from .adapters.libsql import (
@@ -40,6 +41,7 @@ from .adapters.queues import InlineQueue, InProcessQueue, SqsQueue
 from .adapters.rerank import RerankerFactory
 from .adapters.upstream import HttpUpstream, MissingUpstream
 from .apikeys import ApiKeyService
+from .backends import BackendManager, LibsqlBackend
 from .chat import ChatService
 from .config import Config
 from .embedding import ActiveEmbedder
@@ -49,7 +51,14 @@ from .jobs import JobService
 from .memories import MemoryService
 from .models import Job, QdrantSettings
 from .models.common import to_millis
-from .ports import EmbedderCatalog, JobQueue, PointStore, Upstream, VectorTier
+from .ports import (
+    BackendFactory,
+    EmbedderCatalog,
+    JobQueue,
+    PointStore,
+    Upstream,
+    VectorTier,
+)
 from .qdrant import QdrantService, QdrantSettingsStore
 from .retrieval import Retriever
 from .settings import SettingsStore
@@ -140,10 +149,11 @@ def open_engine(
     upstream: Upstream | None = None,
     catalog: EmbedderCatalog | None = None,
     vector_tier: Callable[[int], VectorTier] | None = None,
+    backend_factory: BackendFactory | None = None,
 ) -> Engine:
     """A new engine for ``config``. Tests may hand in a database, a clock, a job mode, and
     their own parts at the edges: an upstream, an embedder catalog, a vector tier (a
-    factory of the tier for a dimension)."""
+    factory of the tier for a dimension), a builder of remote memory backends."""
     db = database if database is not None else open_database(config)
 
     def now_ms() -> int:
@@ -220,18 +230,28 @@ def open_engine(
         reranker=RerankerFactory(settings.get, keys),
         failures=failures,
     )
+    backends = BackendManager(
+        settings,
+        LibsqlBackend(memories, retriever),
+        backend_factory or build_backend,
+        memories,
+        now_ms,
+        failures=failures,
+    )
     engine = Engine(
         config=config,
         clock=clock,
         memories=memories,
         retrieval=retriever,
+        backends=backends,
         chat=ChatService(
-            retriever,
+            backends,
             settings,
             upstream if upstream is not None else _upstream(config),
             queues.extraction,
             provider=config.upstream_provider,
             failures=failures,
+            now_ms=now_ms,
         ),
         vectors=vectors,
         qdrant=qdrant,
@@ -246,9 +266,17 @@ def open_engine(
             point_cleanup=qdrant.cleanup_points,
         ),
         status=StatusService(
-            settings, embeddings, rows, search, qdrant, vectors, LibsqlStorageInfo(db), failures
+            settings,
+            embeddings,
+            rows,
+            search,
+            qdrant,
+            vectors,
+            LibsqlStorageInfo(db),
+            failures,
+            backends=backends.status,
         ),
-        jobs=JobService(memories, vectors, failures),
+        jobs=JobService(memories, vectors, failures, learn=backends.learn),
         queues=queues,
         # Workers first (nothing may still be writing), and a database handed in belongs
         # to the caller, who closes it.
@@ -258,6 +286,7 @@ def open_engine(
                 for q in (queues.extraction, queues.embedding)
                 if isinstance(q, InProcessQueue)
             ),
+            backends.close,
             qdrant.close,
             *((db.close,) if database is None else ()),
         ),

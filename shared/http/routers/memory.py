@@ -1,5 +1,9 @@
 """Memories: list, create (upsert by key), get, update, delete, forget in bulk, the history
-of a fact, and the health probe."""
+of a fact, and the health probe.
+
+List, create, get, update and delete go to the memory backends (the primary, and the
+fallbacks as ``engine.backends`` routes them); stats, forgetting, history and the
+health probe are libSQL's."""
 
 from __future__ import annotations
 
@@ -51,7 +55,7 @@ def health(engine: EngineDep) -> HealthReport:
 
 @router.get("", response_model=MemoryListResponse)
 def list_memories(query: Annotated[MemoryQuery, Query()], engine: EngineDep) -> MemoryListResponse:
-    page = engine.memories.list_page(query)
+    page = engine.backends.list_page(query)
     stats = engine.memories.stats(query.api_key_id)
     return MemoryListResponse(
         **page.model_dump(by_alias=False),
@@ -72,7 +76,7 @@ def list_memories(query: Annotated[MemoryQuery, Query()], engine: EngineDep) -> 
     },
 )
 def create_memory(body: MemoryCreate, engine: EngineDep, response: Response) -> Memory:
-    outcome = engine.memories.upsert(body)
+    outcome = engine.backends.create(body)
     if not outcome.created:
         response.status_code = 200
     return outcome.memory
@@ -106,7 +110,7 @@ def memory_history(memory_id: str, engine: EngineDep) -> MemoryHistory:
 
 @router.get("/{memory_id}", response_model=Memory, responses=errors(404), operation_id="getMemory")
 def get_memory(memory_id: str, engine: EngineDep) -> Memory:
-    memory = engine.memories.get(memory_id)
+    memory = engine.backends.get(memory_id)
     if memory is None:
         raise _missing(memory_id)
     return memory
@@ -119,7 +123,7 @@ def get_memory(memory_id: str, engine: EngineDep) -> Memory:
     operation_id="updateMemory",
 )
 def update_memory(memory_id: str, body: MemoryUpdate, engine: EngineDep) -> Memory:
-    memory = engine.memories.update(memory_id, body)
+    memory = engine.backends.update(memory_id, body)
     if memory is None:
         raise _missing(memory_id)
     return memory
@@ -127,6 +131,6 @@ def update_memory(memory_id: str, body: MemoryUpdate, engine: EngineDep) -> Memo
 
 @router.delete("/{memory_id}", status_code=204, responses=errors(404), operation_id="deleteMemory")
 def delete_memory(memory_id: str, engine: EngineDep) -> Response:
-    if not engine.memories.delete(memory_id):
+    if not engine.backends.delete(memory_id):
         raise _missing(memory_id)
     return Response(status_code=204)

@@ -27,6 +27,9 @@ def retrieve_preview(body: PreviewRequest, engine: EngineDep) -> PreviewResult:
     ``injection.messages`` are the messages the upstream would receive: ``messages``
     (or the query as one user message) with the memories injected for the provider of
     ``model``, by ``injectionMode`` (default: the settings').
+    The primary memory backend answers; when it fails, the next fallback does, and
+    ``resolution.backend`` / ``backendFailures`` say which answered and why the others
+    did not.
     """
     request = ChatPreview.model_validate(
         body.model_dump(by_alias=False, exclude={"api_key_id"}, exclude_unset=True)

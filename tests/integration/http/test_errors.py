@@ -18,6 +18,7 @@ EXPECTED = {
     # Retrieval goes on without such a store; the endpoints that ask it directly answer
     # 409 (a conflict to resolve) by raising ConflictError themselves.
     errors.DimensionMismatch: (503, "service_unavailable"),
+    errors.BackendError: (503, "service_unavailable"),  # a remote memory backend failed
     errors.UpstreamError: (502, "upstream_error"),
     errors.UpstreamTimeout: (504, "upstream_timeout"),
     errors.ConfigError: (500, "internal_error"),  # a deployment fault, not the caller's

@@ -52,12 +52,13 @@ class _VettedBackend(httpcore.SyncBackend):
         raise last or httpcore.ConnectError(f"no address for {host}")
 
 
-def guarded_transport() -> httpx.HTTPTransport:
+def guarded_transport(*, verify: bool = True) -> httpx.HTTPTransport:
     """An ``HTTPTransport`` whose connections go only to vetted addresses. (httpx takes no
-    network backend as an argument; its connection pool does, so the pool is replaced.)"""
+    network backend as an argument; its connection pool does, so the pool is replaced.)
+    ``verify=False`` accepts any certificate (Obsidian's self-signed one, by choice)."""
     transport = httpx.HTTPTransport(trust_env=False)
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(trust_env=False),
+        ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
         network_backend=_VettedBackend(),
     )
     return transport

@@ -1,5 +1,6 @@
 """The engine's typed models (pydantic), split by direction."""
 
+from .backends import BackendFailure, BackendsStatus, BackendStatus
 from .chat import ChatCompletionRequest, ChatMessage, ChatOptions
 from .common import (
     DAY_MS,
@@ -80,6 +81,9 @@ __all__ = [
     "ApiKeyCreate",
     "ApiKeyCreated",
     "ApiModel",
+    "BackendFailure",
+    "BackendStatus",
+    "BackendsStatus",
     "ChatCompletionRequest",
     "ChatMessage",
     "ChatOptions",

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from .backends import BackendFailure
 from .chat import ChatMessage
 from .common import (
     JSON_INT,
@@ -30,7 +31,8 @@ __all__ = [
     "Tier",
 ]
 
-Tier = Literal["keyword", "vector", "hybrid", "recent", "standing"]
+# "backend": found by a remote memory backend's own search (Obsidian, Notion, a REST API).
+Tier = Literal["keyword", "vector", "hybrid", "recent", "standing", "backend"]
 
 
 class RetrievalRequest(ApiModel):
@@ -74,11 +76,18 @@ class RetrievedMemory(Memory):
 
 class Resolution(ApiModel):
     strategy: Strategy
-    keyword_tier: Literal["fts5", "unavailable"]
+    keyword_tier: Literal["fts5", "unavailable", "backend"] = Field(
+        description="backend: a remote memory backend searched with its own index"
+    )
     embedding_source: str | None
     vector_store: str | None
     fallback: bool
     reason: str | None
+    backend: str = Field("libsql", description="The memory backend that answered")
+    backend_failures: list[BackendFailure] = Field(
+        default_factory=list,
+        description="Backends asked before the one that answered, and why they did not",
+    )
 
 
 class RetrievalResult(ApiModel):

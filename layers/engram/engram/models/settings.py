@@ -29,6 +29,7 @@ __all__ = [
     "MemorySettings",
     "MemorySettingsUpdate",
     "is_secret_field",
+    "is_secret_header",
     "merge_backend_configs",
 ]
 
@@ -63,12 +64,40 @@ def _has(name: str) -> str:
     return "has" + name[:1].upper() + name[1:]
 
 
+# Headers of a backend's configuration that carry a credential (``Authorization``,
+# ``X-Api-Key``, a cookie...): write-only like ``apiKey``; only their names are shown.
+_SECRET_HEADER = re.compile(r"authorization|cookie|key|token|secret|password|auth", re.IGNORECASE)
+
+
+def is_secret_header(name: str) -> bool:
+    return bool(_SECRET_HEADER.search(name))
+
+
 def _public_config(config: dict[str, Any]) -> dict[str, Any]:
     shown = {k: v for k, v in config.items() if not is_secret_field(k)}
     for name, value in config.items():
         if is_secret_field(name):
             shown[_has(name)] = bool(value)
+    headers = config.get("headers")
+    if isinstance(headers, dict):
+        shown["headers"] = {k: v for k, v in headers.items() if not is_secret_header(k)}
+        hidden = sorted(k for k in headers if is_secret_header(k))
+        if hidden:
+            shown["secretHeaders"] = hidden
     return shown
+
+
+def _merge_headers(current: Any, sent: Any) -> Any:
+    """Headers after an update: a secret header the update leaves out keeps its stored
+    value (it was never shown); ``""`` or ``null`` removes a header."""
+    kept = current if isinstance(current, dict) else {}
+    if sent is not None and not isinstance(sent, dict):
+        return sent  # not headers: the configuration's validation refuses it
+    sent = sent or {}
+    named = {k.lower() for k in sent}
+    merged = {k: v for k, v in kept.items() if is_secret_header(k) and k.lower() not in named}
+    merged.update({k: v for k, v in sent.items() if v not in ("", None)})
+    return merged
 
 
 def merge_backend_configs(
@@ -76,7 +105,8 @@ def merge_backend_configs(
 ) -> dict[str, dict[str, Any]]:
     """Backend configs after an update. Credentials are write-only: a config sent back as
     it was read (without its key, with ``hasApiKey``) keeps the stored key; ``""`` or
-    ``null`` removes it; a new value replaces it. ``has*`` flags are never stored."""
+    ``null`` removes it; a new value replaces it. ``has*`` flags are never stored. Secret
+    headers follow the same rule (``secretHeaders``, their names, is never stored)."""
     merged: dict[str, dict[str, Any]] = {}
     for backend, config in changes.items():
         kept = {
@@ -89,7 +119,13 @@ def merge_backend_configs(
             for k, v in config.items()
             if not (k.startswith("has") and is_secret_field(k[3:]))
             and not (is_secret_field(k) and v in ("", None))
+            and k != "secretHeaders"
         }
+        headers = _merge_headers(current.get(backend, {}).get("headers"), config.get("headers"))
+        if headers:
+            fresh["headers"] = headers
+        else:
+            fresh.pop("headers", None)
         merged[backend] = {**kept, **fresh}
     return merged
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from .backends import BackendsStatus
 from .common import ApiModel, UtcDatetime
 
 __all__ = [
@@ -86,6 +87,9 @@ class EngineStatus(ApiModel):
     rerank_enabled: bool
     schema_version: int
     remote_database: bool
+    backends: BackendsStatus | None = Field(
+        None, description="The memory backends: primary, fallbacks, each one's health"
+    )
     failures: list[ComponentFailure] = Field(
         default_factory=list,
         description="Components failing now (fallbacks, background work); cleared on success",
