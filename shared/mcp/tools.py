@@ -142,12 +142,13 @@ def _search(engine: Engine, owner: str, args: SearchArgs) -> RetrievalResult:
     )
     # Counted, like the chat path's retrieval: a model searching memory is memory reaching
     # a model, which is what the hit rate measures (see docs/architecture.md, MCP).
-    return engine.retrieval.retrieve(owner, request)
+    # Through the backend manager, as the chat path: the primary backend answers.
+    return engine.backends.retrieve(owner, request)
 
 
 def _add(engine: Engine, owner: str, args: AddArgs) -> AddResult:
     item = MemoryCreate.model_validate({**args.model_dump(by_alias=False), "api_key_id": owner})
-    outcome = engine.memories.upsert(item)
+    outcome = engine.backends.create(item)
     return AddResult(memory=outcome.memory, created=outcome.created)
 
 
@@ -177,7 +178,7 @@ def _list(engine: Engine, owner: str, args: ListArgs) -> ListResult:
         limit=args.limit,
         offset=offset,
     )
-    page = engine.memories.list_page(query)
+    page = engine.backends.list_page(query)
     following = offset + len(page.data)
     more = bool(page.data) and following < page.total
     cursor = base64.urlsafe_b64encode(str(following).encode("ascii")).decode() if more else None
@@ -186,7 +187,7 @@ def _list(engine: Engine, owner: str, args: ListArgs) -> ListResult:
 
 def _delete(engine: Engine, owner: str, args: DeleteArgs) -> DeleteResult:
     # Scoped to the key: another key's memory is "not found", never deleted.
-    if not engine.memories.delete(args.id, owner):
+    if not engine.backends.delete(args.id, owner):
         raise NotFoundError(f"no memory with id {args.id}", field="id")
     return DeleteResult(id=args.id, deleted=True)
 

@@ -25,6 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 from typing import Any
 
+from ..conversation import turn_memories
 from ..errors import BackendError, EngramError, InvalidInputError, NotFoundError, log_safe
 from ..extraction import extract
 from ..health import FailureLog
@@ -258,6 +259,8 @@ class BackendManager:
                 extracted_at=extracted_at,
             ):
                 outcomes.append(primary.create(prepare_write(item, self.now_ms())))
+        for item in turn_memories(job):  # conversation memory, when the job asks for it
+            outcomes.append(primary.create(prepare_write(item, self.now_ms())))
         ledger.mark(job.request_id, job.kind, self.now_ms())
         return ExtractionOutcome(
             request_id=job.request_id,

@@ -313,3 +313,16 @@ def test_backend_secrets_are_never_shown_or_logged(admin, chat, engine, key, vau
     ]
     for text in texts:
         assert OBSIDIAN_KEY not in text and "header-secret-value" not in text
+
+
+def test_conversation_turns_go_to_a_remote_primary_too(admin, chat, engine, key, vault):
+    settings = remote_primary(
+        "obsidian", {"baseUrl": vault.url, "apiKey": OBSIDIAN_KEY, "timeoutMs": 1000}
+    )
+    settings["storeConversation"] = True
+    assert admin.put("/api/settings/memory", json=settings).status_code == 200
+    said = "Last week I fixed the brakes of the blue bicycle"
+    assert ask(chat, said).status_code == 200
+    engine.queues.extraction.drain()
+    assert any(said in text for text in vault.vault.values())
+    assert engine.memories.list_page(MemoryQuery(api_key_id=key.id)).total == 0  # not libSQL
