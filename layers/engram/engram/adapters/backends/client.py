@@ -9,6 +9,7 @@ a backend that answers 3xx is misconfigured, and a credential never follows one.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -19,6 +20,8 @@ from ...errors import BackendError
 from ...models import (
     HealthReport,
     Memory,
+    MemoryPage,
+    MemoryQuery,
     Resolution,
     RetrievalRequest,
     RetrievalResult,
@@ -29,7 +32,15 @@ from ...models.common import MemoryType
 from ...tokens import estimate_tokens
 from ..guarded_http import guarded_transport, refusal
 
-__all__ = ["JsonClient", "as_datetime", "as_memory", "remote_result", "visible"]
+__all__ = [
+    "JsonClient",
+    "as_datetime",
+    "as_memory",
+    "page_of",
+    "remote_result",
+    "type_counts",
+    "visible",
+]
 
 
 class JsonClient:
@@ -167,6 +178,25 @@ def as_memory(
         created_at=created,
         updated_at=as_datetime(updated_at) or created,
         expires_at=as_datetime(expires_at),
+    )
+
+
+def type_counts(memories: Sequence[Memory]) -> dict[str, int]:
+    """How many of ``memories`` there are of each type (a page's ``byType``)."""
+    return dict(Counter(m.type.value for m in memories))
+
+
+def page_of(memories: list[Memory], query: MemoryQuery) -> MemoryPage:
+    """The page ``query`` asks for out of every memory that matches it (backends whose
+    remote API cannot page by itself read all matches, then slice)."""
+    start = query.effective_offset
+    return MemoryPage(
+        data=memories[start : start + query.limit],
+        total=len(memories),
+        page=query.effective_page,
+        limit=query.limit,
+        offset=start,
+        by_type=type_counts(memories),
     )
 
 

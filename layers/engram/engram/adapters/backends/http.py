@@ -29,7 +29,7 @@ from ...models import (
     owner_filter,
 )
 from ...models.backends import HttpBackendConfig
-from .client import JsonClient, as_memory, remote_result, visible
+from .client import JsonClient, as_memory, remote_result, type_counts, visible
 
 __all__ = ["HttpBackend", "read_path", "write_path"]
 
@@ -207,16 +207,13 @@ class HttpBackend:
             if m is not None and (query.api_key_id is None or m.api_key_id == query.api_key_id)
         ]
         total = read_path(body, self.config.fields.total)
-        by_type: dict[str, int] = {}
-        for memory in data:
-            by_type[memory.type.value] = by_type.get(memory.type.value, 0) + 1
         return MemoryPage(
             data=data,
             total=total if isinstance(total, int) and not isinstance(total, bool) else len(data),
             page=query.effective_page,
             limit=query.limit,
             offset=query.effective_offset,
-            by_type=by_type,
+            by_type=type_counts(data),
         )
 
     def search(

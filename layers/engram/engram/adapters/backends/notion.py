@@ -39,7 +39,7 @@ from ...models import (
 )
 from ...models.backends import NotionBackendConfig
 from ...terms import coverage, query_terms
-from .client import JsonClient, as_memory, remote_result, visible
+from .client import JsonClient, as_memory, page_of, remote_result, visible
 
 __all__ = ["NotionBackend"]
 
@@ -267,18 +267,7 @@ class NotionBackend:
         if query.q:
             conditions.append(self._rich(c.content_property, query.q, "contains"))
         pages = self._query(conditions, _MAX_READ)
-        by_type: dict[str, int] = {}
-        for memory in pages:
-            by_type[memory.type.value] = by_type.get(memory.type.value, 0) + 1
-        start = query.effective_offset
-        return MemoryPage(
-            data=pages[start : start + query.limit],
-            total=len(pages),
-            page=query.effective_page,
-            limit=query.limit,
-            offset=start,
-            by_type=by_type,
-        )
+        return page_of(pages, query)
 
     def search(
         self, api_key_id: str, request: RetrievalRequest, *, read_only: bool

@@ -40,7 +40,7 @@ from ...models import (
 )
 from ...models.backends import ObsidianBackendConfig
 from ...terms import coverage, query_terms
-from .client import JsonClient, as_memory, remote_result, visible
+from .client import JsonClient, as_memory, page_of, remote_result, visible
 
 __all__ = ["ObsidianBackend", "note_id"]
 
@@ -237,18 +237,7 @@ class ObsidianBackend:
             needle = query.q.lower()
             notes = [m for m in notes if needle in m.content.lower() or needle in m.key.lower()]
         notes.sort(key=lambda m: m.created_at, reverse=True)
-        by_type: dict[str, int] = {}
-        for memory in notes:
-            by_type[memory.type.value] = by_type.get(memory.type.value, 0) + 1
-        start = query.effective_offset
-        return MemoryPage(
-            data=notes[start : start + query.limit],
-            total=len(notes),
-            page=query.effective_page,
-            limit=query.limit,
-            offset=start,
-            by_type=by_type,
-        )
+        return page_of(notes, query)
 
     def search(
         self, api_key_id: str, request: RetrievalRequest, *, read_only: bool

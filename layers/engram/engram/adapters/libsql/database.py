@@ -29,12 +29,11 @@ from typing import Any
 import libsql
 
 from ...errors import StorageError
-from .hrana import HranaConnection, HranaResult
+from .hrana import HranaConnection, HranaResult, is_remote_url
 
 __all__ = ["Database", "Row", "split_statements"]
 
 Row = dict[str, Any]
-_REMOTE_SCHEMES = ("libsql://", "https://", "http://", "wss://", "ws://")
 
 
 def _local_path(url: str) -> tuple[str, str]:
@@ -85,7 +84,7 @@ class Database:
         timeout_s: float = 10.0,
     ):
         self.url = url
-        self.is_remote = url.startswith(_REMOTE_SCHEMES)
+        self.is_remote = is_remote_url(url)
         self.read_only = False
         self._lock = threading.RLock()
         self._closed = False

@@ -14,7 +14,6 @@ connection) zeroes freed pages, and the WAL is checkpointed.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...models import (
@@ -22,7 +21,6 @@ from ...models import (
     ForgetOutcome,
     Memory,
     MemoryForget,
-    MemoryType,
     MemoryVersion,
     Removed,
 )
@@ -257,18 +255,10 @@ def _live_version(row: Row) -> MemoryVersion:
 
 
 def _retired_version(row: Row) -> MemoryVersion:
+    fields = dict(row_to_memory({**row, "expires_at": None}))
     return MemoryVersion.model_construct(
-        id=row["id"],
-        api_key_id=row["api_key_id"],
-        session_id=row["session_id"],
-        type=MemoryType(row["type"]),
-        key=row["key"],
-        content=row["content"],
-        metadata=json.loads(row["metadata"]),
-        created_at=from_millis(row["created_at"]),
-        updated_at=from_millis(row["updated_at"]),
-        expires_at=None,
-        valid_from=from_millis(row["created_at"]),
+        **fields,
+        valid_from=fields["created_at"],
         valid_to=from_millis(row["valid_to"]),
         superseded_by=row["superseded_by"],
         reason=row["reason"],

@@ -27,12 +27,17 @@ import httpx
 
 from ...errors import StorageError
 
-__all__ = ["HranaConnection", "HranaResult", "http_base_url"]
+__all__ = ["HranaConnection", "HranaResult", "http_base_url", "is_remote_url"]
 
 log = logging.getLogger(__name__)
 # Deferred writes sent on their own once this many are waiting.
 _MAX_DEFERRED = 32
 _SCHEMES = {"libsql": "https", "https": "https", "http": "http", "wss": "https", "ws": "http"}
+
+
+def is_remote_url(url: str) -> bool:
+    """A URL this client serves (anything else is a local file for the binding)."""
+    return url.split("://", 1)[0] in _SCHEMES if "://" in url else False
 
 
 def http_base_url(url: str) -> str:
