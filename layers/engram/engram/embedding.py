@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .errors import UnavailableError
+from .errors import ConflictError
 from .models import EmbeddingProvider, Removed
 from .ports import EmbedderCatalog, EmbedderChoice, EmbeddingCache, Vectors
 from .settings import SettingsStore
@@ -58,9 +58,15 @@ class ActiveEmbedder:
         return self.catalog.providers(self.settings.get())
 
     def embed_query(self, text: str) -> Vectors:
-        """``text`` embedded as retrieval would, or ``UnavailableError`` without an embedder."""
+        """``text`` embedded as retrieval would.
+
+        Without an embedder this is a ``ConflictError`` (409), not a 503: the stored
+        settings chose a source this process cannot build, and changing them (another
+        ``embeddingSource``) is how the caller fixes it."""
         choice = self.current()
         if choice.embedder is None:
-            raise UnavailableError(f"no embedder: {choice.reason}")
+            raise ConflictError(
+                f"the settings choose an embedder this process cannot build: {choice.reason}"
+            )
         vector: Vectors = choice.embedder.embed([text])[0]
         return vector

@@ -641,3 +641,32 @@ def test_embedded_mode_takes_writes_and_cleanups_from_several_threads(qdrant):
         thread.join()
     assert errors == []
     assert points(qdrant) == 151
+
+
+def test_a_search_the_settings_cannot_embed_is_a_conflict_naming_the_fix(qdrant, clock):
+    """The settings choose a remote embedder the process has no key for: the test search
+    is the caller's to fix (another embeddingSource), so 409 with the reason, not 503."""
+    config = Config(
+        db_url=qdrant.config.db_url,
+        admin_token=SecretStr("t"),
+        upstream_base_url="http://127.0.0.1:9/v1",
+        upstream_api_key=SecretStr("sk-upstream-secret"),
+    )
+    engine = open_engine(config, clock=clock, jobs="manual")
+    client = TestClient(
+        create_app(config=config, engine=lambda: engine), headers={"Authorization": "Bearer t"}
+    )
+    elsewhere = {
+        "embeddingSource": "remote",
+        "customBaseUrl": "http://127.0.0.1:10/v1",
+        "customModelId": "emb",
+    }
+    try:
+        assert client.put("/api/settings/memory", json=elsewhere).status_code == 200
+        answer = client.post("/api/settings/qdrant/search", json={"query": "cat"})
+        assert answer.status_code == 409
+        message = answer.json()["error"]["message"]
+        assert "ENGRAM_EMBEDDING_API_KEY" in message
+        assert "sk-upstream-secret" not in answer.text
+    finally:
+        engine.close()
