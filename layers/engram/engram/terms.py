@@ -78,7 +78,7 @@ def query_terms(text: str) -> list[str]:
 _porter = snowballstemmer.stemmer("porter")
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)  # every candidate's words are stemmed for coverage, per query
 def index_term(term: str) -> str:
     """The form FTS5's ``porter`` tokenizer stores ``term`` under.
 

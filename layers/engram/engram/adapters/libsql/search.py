@@ -14,10 +14,26 @@ from .database import Database
 from .fts import build_match, index_term, query_terms
 from .sql import COLUMNS, fts_owner_prefix, live, owner_sql, row_to_memory
 
-__all__ = ["SearchRepository"]
+__all__ = ["SearchRepository", "standing_sql"]
 
 # The cache key of the row count bound (no indexed term starts with a space).
 _ROWS = " rows"
+
+
+def standing_sql(
+    who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
+) -> tuple[str, list[Any]]:
+    """The owner's standing instructions, newest first. The category condition is word
+    for word the WHERE of the partial index ``memories_owner_instructions`` (migration
+    0005): SQLite uses a partial index only for a query that repeats its condition."""
+    owner_clause, params = owner_sql(who)
+    live_sql, extra = live(now_ms)
+    return (
+        f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
+        " AND m.updated_at >= ? AND json_extract(m.metadata, '$.category') = 'instruction'"
+        " ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
+        [*params, *extra, cutoff_ms, limit],
+    )
 
 
 class SearchRepository:
@@ -67,11 +83,7 @@ class SearchRepository:
         live_sql, extra = live(now_ms)
         base = f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
         statements: list[tuple[str, list[Any]]] = [
-            (
-                base + " AND m.updated_at >= ? AND json_extract(m.metadata, '$.category')"
-                " = 'instruction' ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
-                [*params, *extra, cutoff_ms, standing_limit],
-            ),
+            standing_sql(who, now_ms, cutoff_ms, standing_limit),
             (
                 base + " AND m.updated_at >= ? ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
                 [*params, *extra, cutoff_ms, recent_limit],
@@ -202,15 +214,9 @@ class SearchRepository:
         return found
 
     def standing(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
-        owner_clause, params = owner_sql(who)
-        live_sql, extra = live(now_ms)
-        rows = self.db.query(
-            f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
-            " AND m.updated_at >= ? AND json_extract(m.metadata, '$.category') = 'instruction'"
-            " ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
-            [*params, *extra, cutoff_ms, limit],
-        )
-        return [row_to_memory(r) for r in rows]
+        return [
+            row_to_memory(r) for r in self.db.query(*standing_sql(who, now_ms, cutoff_ms, limit))
+        ]
 
     def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
         """Live memories, most recently stated first."""
