@@ -222,7 +222,9 @@ class RankingRows:
     """The rows a ranking loads at its end, read together (one round trip to a server)."""
 
     memories: list[Memory]
-    recent: list[Memory]
+    # Read ahead for a ranking that comes up short: most never look at it, so an
+    # adapter may build these memories on first use.
+    recent: Sequence[Memory]
     standing: list[Memory]
 
 

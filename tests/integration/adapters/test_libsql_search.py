@@ -113,3 +113,19 @@ def test_standing_instructions_are_read_from_their_partial_index(search, db):
     for sql, params in (alone, batched[0]):
         assert "instruction" in sql
         assert "memories_owner_instructions" in " ".join(plan_of(db, sql, params))
+
+
+def test_the_recent_read_ahead_is_the_recent_read(engine, search, clock):
+    """Read with the ranking's rows (and made memories only when looked at), the recent
+    memories are those ``recent`` returns, newest first, another owner's left out."""
+    for i in range(8):
+        add(engine, f"fact {i}", key=f"k{i}")
+        add(engine, f"someone else's fact {i}", owner="k2", key=f"k{i}")
+        clock.advance(seconds=1)
+    who, now = OwnerFilter(("k1",)), engine.now_ms()
+    rows = search.get_many_with_context([], who, now, 0, 5, 10)
+    expected = search.recent(who, now, 0, 5)
+    assert len(rows.recent) == 5
+    assert [m.content for m in rows.recent[:3]] == [m.content for m in expected[:3]]
+    assert [m.id for m in rows.recent] == [m.id for m in expected]
+    assert [m.content for m in expected] == [f"fact {i}" for i in (7, 6, 5, 4, 3)]

@@ -12,7 +12,7 @@ from ...models import Memory, OwnerFilter
 from ...ports import RankingRows
 from .database import Database
 from .fts import build_match, index_term, query_terms
-from .sql import COLUMNS, fts_owner_prefix, live, owner_sql, row_to_memory
+from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
 
 __all__ = ["SearchRepository", "standing_sql"]
 
@@ -103,7 +103,7 @@ class SearchRepository:
         memories = [row_to_memory(r) for r in results[2]] if ids else []
         return RankingRows(
             memories=memories,
-            recent=[row_to_memory(r) for r in results[1]],
+            recent=LazyMemories(results[1]),
             standing=[row_to_memory(r) for r in results[0]],
         )
 

@@ -5,13 +5,22 @@ and nowhere else."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 from ...models import Memory, MemoryType, OwnerFilter
 from ...models.common import from_millis
 from .database import Row
 
-__all__ = ["COLUMNS", "dumps", "fts_owner_prefix", "live", "owner_sql", "row_to_memory"]
+__all__ = [
+    "COLUMNS",
+    "LazyMemories",
+    "dumps",
+    "fts_owner_prefix",
+    "live",
+    "owner_sql",
+    "row_to_memory",
+]
 
 COLUMNS = (
     "m.seq, m.id, m.api_key_id, m.session_id, m.type, m.key, m.content, m.metadata,"
@@ -71,6 +80,32 @@ def row_to_memory(row: Row) -> Memory:
         updated_at=from_millis(row["updated_at"]),
         expires_at=None if row["expires_at"] is None else from_millis(row["expires_at"]),
     )
+
+
+class LazyMemories(Sequence[Memory]):
+    """Rows made memories on first use: read-ahead that most rankings never look at
+    costs its conversion only when one does."""
+
+    def __init__(self, rows: list[Row]) -> None:
+        self._rows = rows
+        self._memories: list[Memory] | None = None
+
+    def _all(self) -> list[Memory]:
+        if self._memories is None:
+            self._memories = [row_to_memory(r) for r in self._rows]
+        return self._memories
+
+    @overload
+    def __getitem__(self, index: int) -> Memory: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Memory]: ...
+
+    def __getitem__(self, index: int | slice) -> Memory | list[Memory]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 def dumps(value: dict[str, Any]) -> str:
