@@ -6,7 +6,11 @@ here. Direct and proxied requests alternate, so noise on this machine hits both
 alike; the overhead is the difference of the two in the same run. Also prints the
 cold import time of the chat proxy's Lambda handler module.
 
-Run: ``.venv/bin/python bench/proxy_overhead.py [--requests 500]``.
+``--conversation`` turns ``storeConversation`` on: every exchange is also stored as
+conversation memories by the extraction worker, so the key's memories grow while
+the requests are timed.
+
+Run: ``.venv/bin/python bench/proxy_overhead.py [--requests 500] [--conversation]``.
 """
 
 from __future__ import annotations
@@ -97,10 +101,11 @@ def start_engram(tmp: Path, upstream: str) -> tuple[subprocess.Popen[str], str]:
     raise RuntimeError("engram serve did not start")
 
 
-def seed(client: httpx.Client, base: str, rng: random.Random) -> str:
+def seed(client: httpx.Client, base: str, rng: random.Random, conversation: bool) -> str:
     admin = {"Authorization": f"Bearer {ADMIN}"}
     key = client.post(f"{base}/api/keys", json={"name": "bench"}, headers=admin).json()
-    client.put(f"{base}/api/settings/memory", json={"enabled": True}, headers=admin)
+    settings = {"enabled": True, "storeConversation": conversation}
+    client.put(f"{base}/api/settings/memory", json=settings, headers=admin).raise_for_status()
     lines = [
         json.dumps(
             {
@@ -132,6 +137,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--conversation", action="store_true", help="storeConversation on")
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -140,7 +146,7 @@ def main() -> None:
         engram, base = start_engram(Path(tmp_dir), stub.url)
         try:
             with httpx.Client(timeout=30) as client:
-                secret = seed(client, base, rng)
+                secret = seed(client, base, rng, args.conversation)
                 auth = {"Authorization": f"Bearer {secret}"}
                 direct, proxied = [], []
                 for i in tqdm(range(args.requests + 20), desc="requests", unit="pair"):
@@ -171,7 +177,8 @@ def main() -> None:
 
     d50, d95 = percentile(direct, 50), percentile(direct, 95)
     p50, p95 = percentile(proxied, 50), percentile(proxied, 95)
-    print(f"\n{args.requests} requests each, memory on, 1,000 memories for the key")
+    mode = ", conversation memory on" if args.conversation else ""
+    print(f"\n{args.requests} requests each, memory on{mode}, 1,000 memories for the key")
     print(f"{'path':<24} {'p50 ms':>8} {'p95 ms':>8}")
     print(f"{'direct to upstream':<24} {d50:>8.2f} {d95:>8.2f}")
     print(f"{'through Engram':<24} {p50:>8.2f} {p95:>8.2f}")
