@@ -2,7 +2,7 @@
 
 import pytest
 
-from engram.adapters.libsql import SearchRepository
+from engram.adapters.libsql import MemoryRepository, SearchRepository
 from engram.models import MemoryCreate, MemoryQuery, MemorySettingsUpdate, OwnerFilter
 
 
@@ -30,6 +30,23 @@ def first_sql(db, action):
     finally:
         db.query = query
     return captured[0]
+
+
+def all_sql(db, action):
+    """Every statement ``action`` runs on ``db`` through ``query``, with its parameters."""
+    captured = []
+    query = db.query
+
+    def spy(sql, params=()):
+        captured.append((sql, list(params)))
+        return query(sql, params)
+
+    db.query = spy
+    try:
+        action()
+    finally:
+        db.query = query
+    return captured
 
 
 def plan_of(db, sql, params):
@@ -129,3 +146,23 @@ def test_the_recent_read_ahead_is_the_recent_read(engine, search, clock):
     assert [m.content for m in rows.recent[:3]] == [m.content for m in expected[:3]]
     assert [m.id for m in rows.recent] == [m.id for m in expected]
     assert [m.content for m in expected] == [f"fact {i}" for i in (7, 6, 5, 4, 3)]
+
+
+def test_newest_first_reads_need_no_sort(engine, db, search):
+    """The plan, not the clock: an index declared ``updated_at DESC`` makes SQLite sort
+    every tie on the rowid in a temporary B-tree, and an import gives thousands of rows
+    one timestamp. Read backwards, an ascending index is already in order."""
+    who = OwnerFilter(("k1",))
+    reads = [
+        first_sql(db, lambda: search.recent(who, 1, 0, 20)),
+        first_sql(db, lambda: search.standing(who, 1, 0, 10)),
+        *batch_sql(db, lambda: search.get_many_with_context([], who, 1, 0, 20, 10)),
+    ]
+    for sql, params in reads:
+        assert "ORDER BY m.updated_at DESC, m.seq DESC" in sql
+        assert not any("TEMP B-TREE" in step for step in plan_of(db, sql, params)), sql
+    store = MemoryRepository(db)
+    listed = all_sql(db, lambda: store.list_page(MemoryQuery(api_key_id="k1", limit=10), 1))
+    sql, params = next((s, p) for s, p in listed if "ORDER BY" in s)
+    assert "ORDER BY m.created_at DESC, m.seq DESC" in sql
+    assert not any("TEMP B-TREE" in step for step in plan_of(db, sql, params)), sql
