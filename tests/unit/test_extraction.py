@@ -168,3 +168,42 @@ def test_metadata_records_category_time_and_source():
         "object": "dark_mode",
         "subject": "theme",
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wow, never been to something like that!",
+        "I have always wanted a dog.",
+        "Never been happier!",
+        "Always loved that song.",
+        "Never thought I'd say this, but I miss the office.",
+        "If you ever do it, let me know, I would love to help.",
+        "If you need anything, just ask.",
+        "When you get here, call me.",
+        "If you ever visit Lisbon, try the custard tarts.",
+    ],
+)
+def test_conversation_is_no_standing_instruction(text):
+    """Instructions go into every prompt: "always"/"never" telling of the speaker, and
+    "if you ..." about anything but the assistant's answers, are conversation."""
+    assert [f for f in extract_facts(text) if f.category == "instruction"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Never use the word delve.", "never use the word delve"),
+        ("Always be concise.", "always be concise"),
+        ("Never proceed without asking me.", "never proceed without asking me"),
+        ("If you are unsure, say so.", "if you are unsure, say so"),
+        ("When you show SQL, use uppercase keywords.", "when you show SQL, use uppercase keywords"),
+        (
+            "Whenever you give me shell commands, make them POSIX-compatible.",
+            "whenever you give me shell commands, make them POSIX-compatible",
+        ),
+    ],
+)
+def test_standing_instructions_are_still_read(text, content):
+    facts = [f for f in extract_facts(text) if f.category == "instruction"]
+    assert [f.content for f in facts] == [content]

@@ -64,6 +64,10 @@ def learn(
             history, extraction, [r for r in retractions if r.implicit], owner, source
         )
         stored_id: str | None = None
+        if fact is not None and fact.category == "instruction" and source != "user":
+            # The assistant saying "always back up your files" advises the user; stored
+            # as a standing instruction it would go into every prompt as the user's rule.
+            fact = None
         if fact is not None:
             fact = replace(fact, source=source)
             key = fact.key if source == "user" else ASSISTANT_PREFIX + fact.key

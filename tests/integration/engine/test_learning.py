@@ -107,6 +107,22 @@ def test_the_assistants_words_are_kept_apart(engine):
     }
 
 
+def test_the_assistants_advice_is_no_standing_instruction(engine):
+    """Standing instructions go into every prompt: only the user sets them. The assistant
+    saying "always ..." advises the user."""
+    say(engine, "Always back up your files before upgrading. Never use sudo pip.", role="assistant")
+    say(engine, "Always answer in Spanish.")
+    memories = engine.memories.list_page(MemoryQuery(api_key_id="k1")).data
+    instructions = [m for m in memories if m.metadata.get("category") == "instruction"]
+    assert [(m.content, m.metadata["source"]) for m in instructions] == [
+        ("always answer in Spanish", "user")
+    ]
+    found = engine.retrieval.preview("k1", RetrievalRequest(query="Tell me about penguins"))
+    assert [r.content for r in found.results if r.tier == "standing"] == [
+        "always answer in Spanish"
+    ]
+
+
 def test_the_user_can_override_the_assistants_suggestion(engine):
     say(engine, "We'll use Celery for the jobs.", role="assistant")
     say(engine, "No, Celery is too heavy for us. We'll use Dramatiq instead.")

@@ -54,10 +54,37 @@ _ANSWERS = (
     r"(?:answers?|responses?|replies|explanations?|outputs?|messages?|summaries|code|examples|"
     r"tone|style|language|writing|wording|formatting|comments|emails?|drafts?)"
 )
+# "When you <do your work>, ..." is how the user wants the work done ("whenever you write
+# SQL, target SQLite"); "if you ever visit, let me know" or "if you need anything, ask"
+# is conversation. The condition has to be about the assistant's answers.
+_YOU_WORK = (
+    r"(?!\S*\s+ever\b)(?:write|writ|answer|respond|reply|explain|suggest|recommend|give|show|"
+    r"list|summari[sz]e|translate|cite|quote|mention|refer|use|generate|produce|draft|format|"
+    r"present|compare|calculate|convert|describe|provide|create|review|refactor|comment|"
+    r"document|talk|speak|code|search|look\s+up|research|output|print|return|outline|teach|"
+    r"correct|rewrite|optimi[sz]e|debug|test|analy[sz]e|estimate|name|structure|edit|change|"
+    r"fix|send|pick|choose|guess|assume|make\s+(?:a|an|any)\s|don't\s+know|do\s+not\s+know|"
+    r"can't|cannot|are\s+(?:not\s+sure|unsure|uncertain|in\s+doubt|guessing)|aren't\s+sure|"
+    r"need\s+to\s+(?:guess|assume|choose|pick|make))"
+)
+# After a bare "always"/"never" an instruction goes on with a verb in the imperative
+# ("never use emojis"); "never been there", "always wanted a dog" tell of the speaker.
+_NOT_IMPERATIVE = re.compile(
+    r"^(?:been|had|has|have|was|were|is|are|am|seen|done|gone|known|heard|felt|thought|got|"
+    r"gotten|taken|given|found|told|kept|left|met|won|lost|bought|brought|caught|taught|"
+    r"understood|said|saw|went|knew|did|really|quite|just|so|too|a|an|the|my|your|his|her|"
+    r"our|their|i|we|you|he|she|it|they|this|that|there|here|(?!\w*eed\b)\w+ed)\b",
+    I,
+)
 _RULES = [
     re.compile(r"^(?:please\s+)?(?:" + STANDING + r")\s*,?\s+(?:please\s+)?(?P<x>.+)$", I),
     re.compile(r"^(?:please\s+)?(?P<x>.+?)\s*,?\s+(?:" + _STANDING_TAIL + r")$", I),
-    re.compile(r"^(?:when|whenever|if)\s+you\s+(?P<when>[^,]+),\s*(?:please\s+)?(?P<x>.+)$", I),
+    re.compile(
+        r"^(?:when|whenever|if)\s+you\s+(?P<when>"
+        + _YOU_WORK
+        + r"[^,]*),\s*(?:please\s+)?(?P<x>.+)$",
+        I,
+    ),
     re.compile(
         r"^(?:please\s+)?(?P<x>(?:keep|make)\s+(?:your\s+|the\s+|all\s+|my\s+)?"
         + _ANSWERS
@@ -232,6 +259,10 @@ def read_instruction(clause: str) -> list[Step] | None:
             body = f"answer in {body}"
         body = re.sub(r"^please\s+|,?\s+please$", "", body, flags=I)
         standing = re.search(STANDING, clause, I) is not None
+        if re.match(r"^(?:please\s+)?(?:always|never)\s", clause, I) and _NOT_IMPERATIVE.match(
+            body
+        ):
+            return None
         if len(body) < 4 or (_ONE_OFF.match(body) and not standing):
             return None
         if re.match(r"^(?:I|we|my|our)\b", body, I):
