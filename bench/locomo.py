@@ -153,9 +153,11 @@ class InProcess:
 class ViaProxy(InProcess):
     """The product's own path: each conversation played through the chat proxy, one
     speaker as the user (the message's ``name``), a stub upstream answering with the
-    other speaker's next turn, the session's date as the time of the request; memory on,
-    ``storeConversation`` on, ``extractFrom: both``. Scored by mapping stored turns back
-    to their dialogue ids by text (extracted facts count as misses, as for users)."""
+    other speaker's next turn, each request carrying the exchange before it (the other
+    speaker's message named, as a client names a persona), the session's date as the
+    time of the request; memory on, ``storeConversation`` on, ``extractFrom: both``.
+    Scored by mapping stored turns back to their dialogue ids by text (extracted facts
+    count as misses, as for users)."""
 
     def __init__(self) -> None:
         from datetime import UTC, datetime
@@ -205,6 +207,7 @@ class ViaProxy(InProcess):
         turns = conv["turns"]
         user = turns[0]["speaker"]
         headers = {"Authorization": f"Bearer {made.secret}"}
+        history: list[dict[str, str]] = []  # the exchange before, as a client sends it
         i = 0
         while i < len(turns):
             turn = turns[i]
@@ -219,10 +222,11 @@ class ViaProxy(InProcess):
             if role == "assistant":  # the other side opens: sent as context, not stored
                 i += 1
                 texts.setdefault(" ".join(turn["text"].split()), turn["dia"])
+                history = [{"role": "assistant", "content": turn["text"], "name": turn["speaker"]}]
                 continue
             response = self.client.post(
                 "/v1/chat/completions",
-                json={"model": "gpt-4o", "messages": [message]},
+                json={"model": "gpt-4o", "messages": [*history, message]},
                 headers={**headers, "x-engram-session-id": turn["session"]},
             )
             assert response.status_code == 200, response.text
@@ -230,6 +234,10 @@ class ViaProxy(InProcess):
             texts[" ".join(turn["text"].split())] = turn["dia"]
             if answer:
                 texts[" ".join(answer["text"].split())] = answer["dia"]
+                reply = {"role": "assistant", "content": answer["text"], "name": answer["speaker"]}
+                history = [message, reply]
+            else:
+                history = [message]
             i += 2 if answer else 1
         self.ended[made.id] = self.now  # the questions come right after the conversation
 

@@ -114,10 +114,28 @@ def _last_user(body: Mapping[str, Any]) -> tuple[str, str | None]:
         return "", None
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            name = message.get("name")
-            name = name.strip() if isinstance(name, str) else ""
-            return _text_of(message.get("content")), name if 0 < len(name) <= 64 else None
+            return _text_of(message.get("content")), _usable_name(message)
     return "", None
+
+
+def _usable_name(message: Mapping[str, Any]) -> str | None:
+    name = message.get("name")
+    name = name.strip() if isinstance(name, str) else ""
+    return name if 0 < len(name) <= 64 else None
+
+
+def _assistant_name(body: Mapping[str, Any]) -> str | None:
+    """The name the client gives the assistant: the ``name`` of its latest message in the
+    history that has one (a persona, the other side of a conversation), else None."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return None
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            name = _usable_name(message)
+            if name is not None:
+                return name
+    return None
 
 
 def _answer_of(payload: bytes) -> str:
@@ -387,7 +405,10 @@ class ChatService:
         said, name = _last_user(body)
         turns = [
             JobTurn(role=role, text=redact(newest(text)), name=who)
-            for role, text, who in (("user", said, name), ("assistant", answer, None))
+            for role, text, who in (
+                ("user", said, name),
+                ("assistant", answer, _assistant_name(body) if answer.strip() else None),
+            )
             if text.strip()
         ]
         if not turns:

@@ -84,6 +84,9 @@ class _Outcome:
     # Recent memories and standing instructions, read with the fused ranking's rows.
     context: RankingRows | None = None
     context_limit: int = 0
+    # Speakers (``metadata.speaker``) the query names: a name known as a speaker is
+    # known to memory even where no text mentions it (what "Melanie" said herself).
+    speakers: set[str] = field(default_factory=set)
 
 
 class Retriever:
@@ -186,6 +189,8 @@ class Retriever:
             return
         names = proper_names(request.query)
         if names:
+            if {s.lower() for s in outcome.speakers} & set(names):
+                return
             try:
                 known = self.search.mentions(who, names)
             except StorageError:
@@ -257,6 +262,7 @@ class Retriever:
         outcome.reasons += answer.reasons
         dense = answer.scores
         names = named_speakers(request.query, dense.speaker_masks) if dense else set()
+        outcome.speakers = names
         pool = max(limit, self.vec_top_k)
         stripped = strip_names(request.query, names)
         weighted_fusion = (

@@ -106,6 +106,35 @@ def test_both_sides_with_extract_from_both(chat, engine, key, stub):
     assert said["assistant"] == stub.reply
 
 
+def test_the_answer_is_said_by_the_name_the_client_gives_the_assistant(chat, engine, key, stub):
+    """A persona or the other side of a conversation: the assistant's name is that of its
+    latest named message in the history; the answer is stored as said by it."""
+    engine.settings.update(MemorySettingsUpdate(extract_from="both"))
+    history = [
+        {"role": "assistant", "content": "Hi, I'm Mel.", "name": "Old"},
+        {"role": "user", "content": "Hello!", "name": "Caroline"},
+        {"role": "assistant", "content": "How was the trip?", "name": "Melanie"},
+        {"role": "assistant", "content": "(typing)"},
+        {"role": "user", "content": SAID, "name": "Caroline"},
+    ]
+    chat.post("/v1/chat/completions", json={"model": "gpt-4o", "messages": history})
+    say(chat, "And the weather was lovely.")  # no named assistant: its role stands
+    engine.queues.extraction.drain()
+    speakers = {
+        (t.metadata["role"], t.metadata["speaker"], t.content) for t in turns(engine, key.id)
+    }
+    assert speakers == {
+        ("user", "Caroline", SAID),
+        ("assistant", "Melanie", stub.reply),
+        ("user", "user", "And the weather was lovely."),
+        ("assistant", "assistant", stub.reply),
+    }
+    asked = say(chat, "What did Melanie answer?", session="later")
+    assert asked.headers["x-engram-memories"] != "0"
+    system = stub.requests[-1]["json"]["messages"][0]["content"]
+    assert "Melanie (the assistant) said on" in system
+
+
 def test_secrets_in_turns_are_redacted_before_storage(chat, engine, key):
     say(chat, "my github token is ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 keep it safe")
     engine.queues.extraction.drain()
