@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from fastapi import FastAPI
 from mangum import Mangum
 
-from .observability import logger, metrics
+from .observability import logger, metrics, tracer
 
 __all__ = ["http_handler"]
 
@@ -26,6 +26,7 @@ def http_handler(app: FastAPI) -> Handler:
     adapter = Mangum(app, lifespan="off")
 
     @metrics.log_metrics(raise_on_empty_metrics=False)
+    @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         # Mangum declares its own LambdaContext protocol; the runtime's object satisfies it.

@@ -21,7 +21,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .observability import logger, metrics
+from .observability import logger, metrics, tracer
 
 __all__ = ["InvalidSchedule", "ScheduledInvocation", "scheduled_handler"]
 
@@ -59,6 +59,7 @@ def scheduled_handler(name: str, job: Callable[[], BaseModel | None]) -> Handler
     """A handler that runs ``job`` for its schedule's invocation and returns its result."""
 
     @metrics.log_metrics(raise_on_empty_metrics=False)
+    @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         invocation = parse_invocation(name, event)

@@ -25,7 +25,8 @@ __all__ = ["build_layer", "invoke", "layer_requirements"]
 # Not in the layer: boto3 ships with the Lambda runtime; uvicorn serves locally only;
 # pyyaml reads template.yaml for the local tools.
 # mcp has a layer of its own (layers/mcp), for the one function that serves it.
-_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml", "mcp"}
+# aws-xray-sdk has a layer of its own (layers/tracing), installed without botocore.
+_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml", "mcp", "aws-xray-sdk"}
 _IGNORED = shutil.ignore_patterns("__pycache__")
 _HEADER = "# Generated from pyproject.toml by `engram build-layer`; do not edit by hand.\n"
 # qdrant-client's own dependencies that the engine layer lacks (layers/qdrant/Makefile
@@ -49,6 +50,10 @@ MCP_RUNTIME_DEPS = (
     "python-multipart",
     "uvicorn",
 )
+
+# The X-Ray SDK's runtime dependency that neither the runtime nor the engine layer has
+# (botocore comes with the runtime's boto3): layers/tracing/Makefile installs without deps.
+TRACING_RUNTIME_DEPS = ("wrapt",)
 
 _RUNNER = """
 import importlib, json, sys, uuid
@@ -92,6 +97,7 @@ def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> i
     paths = [str(function.code_uri)] + [str(template.layer_dir(layer)) for layer in function.layers]
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.setdefault("AWS_LAMBDA_FUNCTION_NAME", logical_id)
+    env.setdefault("POWERTOOLS_TRACE_DISABLED", "true")  # no X-Ray daemon locally
     result = subprocess.run(  # noqa: S603 - our interpreter, our runner, the template's handler
         [sys.executable, "-c", _RUNNER, function.handler, logical_id],
         input=event_path.read_text(),
@@ -109,9 +115,12 @@ def _name(requirement: str) -> str:
 
 def layer_requirements(extra: str | None = None) -> str:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    if extra == "mcp":
-        pinned = [r for r in project["dependencies"] if _name(r) == "mcp"]
-        return _HEADER + "".join(f"{line}\n" for line in [*pinned, *MCP_RUNTIME_DEPS])
+    if extra in ("mcp", "tracing"):
+        package, runtime = (
+            ("mcp", MCP_RUNTIME_DEPS) if extra == "mcp" else ("aws-xray-sdk", TRACING_RUNTIME_DEPS)
+        )
+        pinned = [r for r in project["dependencies"] if _name(r) == package]
+        return _HEADER + "".join(f"{line}\n" for line in [*pinned, *runtime])
     wanted = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
     if extra == "qdrant":
         wanted = [*wanted, *QDRANT_RUNTIME_DEPS]
@@ -140,7 +149,7 @@ def build_layer(layers_dir: Path | None = None) -> list[Path]:
         shutil.copytree(source / "engram" / "engram", target, ignore=_IGNORED)
     written = [engine_layer / "requirements.txt"]
     written[0].write_text(layer_requirements())
-    for extra in ("transformers", "qdrant", "mcp"):
+    for extra in ("transformers", "qdrant", "mcp", "tracing"):
         path = layers_dir / extra / "requirements.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(layer_requirements(extra))

@@ -144,6 +144,7 @@ def test_layer_requirements_are_generated_from_pyproject(layers):
         ("transformers", "transformers"),
         ("qdrant", "qdrant"),
         ("mcp", "mcp"),
+        ("tracing", "tracing"),
     ):
         expected = layer_requirements(extra)
         assert (ROOT / "layers" / folder / "requirements.txt").read_text() == expected
@@ -240,7 +241,9 @@ def test_layer_plus_the_largest_function_fits_lambda(layers, layer, tmp_path):
 
     dependencies = install(layer / "requirements.txt", tmp_path / "engine")
     own = _size(layer / "engram") + _size(layer / "shared")
-    largest_function = max(_size(f.code_uri) for f in FUNCTIONS.values())
+    # Every function has the tracing layer (the X-Ray SDK without botocore).
+    tracing = install(layers / "tracing" / "requirements.txt", tmp_path / "tracing", "--no-deps")
+    largest_function = max(_size(f.code_uri) for f in FUNCTIONS.values()) + tracing
     optional = install(  # as layers/transformers/Makefile does
         layers / "transformers" / "requirements.txt",
         tmp_path / "transformers",
