@@ -16,10 +16,11 @@ from typing import Any, TypeVar
 from fastapi import FastAPI, Request, Response
 from pydantic import BaseModel
 
-from engram import Config, Engine, build_engine, load_config
+from engram import Config, Engine, build_engine
 from engram.models import MemoryImport
 
 from ..observability import logger
+from ..secrets import load_runtime_config
 from .errors import install_error_handlers, internal_error
 from .limits import BodyLimits
 from .routers import ORDER, load
@@ -65,7 +66,8 @@ def create_app(
     unknown = wanted - set(ORDER)
     if unknown:
         raise ValueError(f"unknown routers: {sorted(unknown)}")
-    config = config if config is not None else load_config()
+    # The environment, its secrets read at run time (shared/secrets.py).
+    config = config if config is not None else load_runtime_config()
     app = FastAPI(
         title="Engram",
         version=_version(),

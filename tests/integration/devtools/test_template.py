@@ -106,8 +106,8 @@ def test_queue_visibility_is_six_times_the_consumer_timeout():
 # What decides the embedder a function can build and the signature of its vectors.
 EMBEDDING_FIELDS = (
     "upstream_base_url",
-    "upstream_api_key",
-    "embedding_api_key",
+    "upstream_api_key_secret",  # the keys themselves are read at run time (shared/secrets.py)
+    "embedding_api_key_secret",
     "vec_quantization",
     "static_model",
     "transformers_model",
@@ -133,8 +133,8 @@ def test_every_function_gets_one_embedding_configuration():
     assert all(found == first for found in seen.values()), seen
     environment = first[0]
     assert environment["ENGRAM_UPSTREAM_BASE_URL"] == {"Ref": "UpstreamBaseUrl"}
-    assert environment["ENGRAM_UPSTREAM_API_KEY"] is not None
-    assert environment["ENGRAM_EMBEDDING_API_KEY"] is not None
+    assert environment["ENGRAM_UPSTREAM_API_KEY_SECRET"] == {"Ref": "UpstreamApiKeySecret"}
+    assert environment["ENGRAM_EMBEDDING_API_KEY_SECRET"] == {"Ref": "EmbeddingApiKeySecret"}
 
 
 def test_layer_requirements_are_generated_from_pyproject(layers):
