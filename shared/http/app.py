@@ -24,7 +24,6 @@ from ..secrets import load_runtime_config
 from .errors import install_error_handlers, internal_error
 from .limits import BodyLimits
 from .routers import ORDER, load
-from .routers.bulk import MAX_IMPORT_BYTES
 
 __all__ = ["create_app"]
 
@@ -104,7 +103,7 @@ def create_app(
         max_bytes=config.max_body_bytes,
         paths={
             "/v1/chat/completions": config.max_chat_body_bytes,
-            "/api/memory/import": MAX_IMPORT_BYTES,
+            "/api/memory/import": config.max_import_bytes,
         },
         max_depth=config.max_json_depth,
     )

@@ -86,6 +86,11 @@ class Config(BaseSettings):
     max_chat_body_bytes: int = Field(
         6_291_456, ge=1024, le=1 << 30, alias="ENGRAM_MAX_CHAT_BODY_BYTES"
     )
+    # A bulk import's body (JSON array or NDJSON). The template lowers it in Lambda, where an
+    # NDJSON body arrives base64-encoded inside the 6 MB invocation payload.
+    max_import_bytes: int = Field(
+        10 * 1024 * 1024, ge=1024, le=1 << 30, alias="ENGRAM_MAX_IMPORT_BYTES"
+    )
     # Deepest nesting of arrays and objects accepted in a JSON body.
     max_json_depth: int = Field(64, ge=8, le=512, alias="ENGRAM_MAX_JSON_DEPTH")
     # Upper bound of the in-memory vector matrices (all owners together), in MiB.
