@@ -20,7 +20,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ValidationError
 
-from .observability import logger, metrics
+from .observability import logger, metrics, tracer
 
 __all__ = ["InvalidJob", "parse_job", "sqs_batch_handler"]
 
@@ -48,6 +48,7 @@ def sqs_batch_handler(
     processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
     @metrics.log_metrics(raise_on_empty_metrics=False)
+    @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         response = process_partial_response(

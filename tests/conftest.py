@@ -14,6 +14,10 @@ from engram import Config, Engine, open_engine
 from engram.adapters.libsql import Database
 from shared.devtools.sqld import SqldServer
 
+# No X-Ray daemon here: handlers run with Powertools Tracer switched off (tests that check
+# the tracing itself run a handler in a subprocess with it on).
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+
 
 class FrozenClock:
     """A clock the test moves by hand: expiry and retention without sleeping."""

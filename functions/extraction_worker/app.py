@@ -2,12 +2,13 @@
 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from engram import build_engine, load_config
+from engram import build_engine
 from engram.models import ExtractionJob
 from shared.observability import logger
+from shared.secrets import load_runtime_config
 from shared.workers import parse_job, sqs_batch_handler
 
-config = load_config()
+config = load_runtime_config()  # secrets read at run time, never from the environment
 
 
 def record_handler(record: SQSRecord) -> None:

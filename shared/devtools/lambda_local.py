@@ -4,7 +4,8 @@
 is the function's ``CodeUri`` then its layers (as ``/opt/python``), with the
 template's environment (``!Ref`` to parameters resolved from their defaults or
 ``env.json``; unresolvable values left out) plus the ``env.json`` overrides in
-``sam local invoke``'s format (``{"LogicalId": {...}, "Parameters": {...}}``).
+``sam local invoke``'s format (``{"LogicalId": {...}, "Parameters": {...}}``). Every
+function shares one local database by default, and nothing is written into a CodeUri.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from typing import Any
 
 from .template import ROOT, load_template
 
-__all__ = ["build_layer", "invoke", "layer_requirements"]
+__all__ = ["LOCAL_DB_URL", "build_layer", "invoke", "invoke_environment", "layer_requirements"]
 
 # Not in the layer: boto3 ships with the Lambda runtime; uvicorn serves locally only;
 # pyyaml reads template.yaml for the local tools.
 # mcp has a layer of its own (layers/mcp), for the one function that serves it.
-_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml", "mcp"}
+# aws-xray-sdk has a layer of its own (layers/tracing), installed without botocore.
+_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml", "mcp", "aws-xray-sdk"}
 _IGNORED = shutil.ignore_patterns("__pycache__")
 _HEADER = "# Generated from pyproject.toml by `engram build-layer`; do not edit by hand.\n"
 # qdrant-client's own dependencies that the engine layer lacks (layers/qdrant/Makefile
@@ -49,6 +51,10 @@ MCP_RUNTIME_DEPS = (
     "python-multipart",
     "uvicorn",
 )
+
+# The X-Ray SDK's runtime dependency that neither the runtime nor the engine layer has
+# (botocore comes with the runtime's boto3): layers/tracing/Makefile installs without deps.
+TRACING_RUNTIME_DEPS = ("wrapt",)
 
 _RUNNER = """
 import importlib, json, sys, uuid
@@ -74,13 +80,21 @@ def _resolve(value: Any, parameters: dict[str, str]) -> str | None:
     return None  # !Sub, !GetAtt...: needs a deployed stack
 
 
-def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> int:
+# One database for every function run locally (the one `engram serve` uses), so what one
+# function writes the next one reads, as in a deployment. Never inside a CodeUri, which
+# `sam build` would package.
+LOCAL_DB_URL = f"file:{ROOT / '.engram' / 'engram.db'}"
+
+
+def invoke_environment(logical_id: str, env_path: Path | None = None) -> dict[str, str]:
+    """The environment ``engram invoke`` runs ``logical_id`` with (KeyError if unknown).
+
+    Precedence, lowest first: this process's environment, the template's variables (``!Ref``
+    to parameters from their defaults or env.json's ``Parameters``), env.json's entry for
+    the function. ``ENGRAM_DB_URL`` falls back to :data:`LOCAL_DB_URL`, shared by all.
+    """
     template = load_template()
-    functions = template.functions()
-    if logical_id not in functions:
-        print(f"no function {logical_id}; known: {', '.join(sorted(functions))}", file=sys.stderr)
-        return 2
-    function = functions[logical_id]
+    function = template.functions()[logical_id]
     overrides: dict[str, Any] = json.loads(env_path.read_text()) if env_path else {}
     parameters = {**template.parameter_defaults(), **overrides.get("Parameters", {})}
     env = dict(os.environ)
@@ -89,14 +103,29 @@ def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> i
         if resolved is not None:
             env[name] = resolved
     env.update({k: str(v) for k, v in overrides.get(logical_id, {}).items()})
+    env.setdefault("ENGRAM_DB_URL", LOCAL_DB_URL)
     paths = [str(function.code_uri)] + [str(template.layer_dir(layer)) for layer in function.layers]
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.setdefault("AWS_LAMBDA_FUNCTION_NAME", logical_id)
+    env.setdefault("POWERTOOLS_TRACE_DISABLED", "true")  # no X-Ray daemon locally
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the CodeUri either
+    return env
+
+
+def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> int:
+    functions = load_template().functions()
+    if logical_id not in functions:
+        print(f"no function {logical_id}; known: {', '.join(sorted(functions))}", file=sys.stderr)
+        return 2
+    function = functions[logical_id]
+    # Relative paths (a file: URL in env.json) are taken from the checkout's root, whatever
+    # the folder; -P keeps that folder off the import path, so imports come from the
+    # CodeUri and the layers as in Lambda.
     result = subprocess.run(  # noqa: S603 - our interpreter, our runner, the template's handler
-        [sys.executable, "-c", _RUNNER, function.handler, logical_id],
+        [sys.executable, "-P", "-c", _RUNNER, function.handler, logical_id],
         input=event_path.read_text(),
-        env=env,
-        cwd=function.code_uri,
+        env=invoke_environment(logical_id, env_path),
+        cwd=ROOT,
         check=False,
         text=True,
     )
@@ -109,9 +138,12 @@ def _name(requirement: str) -> str:
 
 def layer_requirements(extra: str | None = None) -> str:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    if extra == "mcp":
-        pinned = [r for r in project["dependencies"] if _name(r) == "mcp"]
-        return _HEADER + "".join(f"{line}\n" for line in [*pinned, *MCP_RUNTIME_DEPS])
+    if extra in ("mcp", "tracing"):
+        package, runtime = (
+            ("mcp", MCP_RUNTIME_DEPS) if extra == "mcp" else ("aws-xray-sdk", TRACING_RUNTIME_DEPS)
+        )
+        pinned = [r for r in project["dependencies"] if _name(r) == package]
+        return _HEADER + "".join(f"{line}\n" for line in [*pinned, *runtime])
     wanted = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
     if extra == "qdrant":
         wanted = [*wanted, *QDRANT_RUNTIME_DEPS]
@@ -140,7 +172,7 @@ def build_layer(layers_dir: Path | None = None) -> list[Path]:
         shutil.copytree(source / "engram" / "engram", target, ignore=_IGNORED)
     written = [engine_layer / "requirements.txt"]
     written[0].write_text(layer_requirements())
-    for extra in ("transformers", "qdrant", "mcp"):
+    for extra in ("transformers", "qdrant", "mcp", "tracing"):
         path = layers_dir / extra / "requirements.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(layer_requirements(extra))

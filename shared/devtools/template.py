@@ -53,6 +53,8 @@ class Function:
     layers: list[str] = field(default_factory=list)  # logical ids
     environment: dict[str, Any] = field(default_factory=dict)
     queues: list[str] = field(default_factory=list)  # logical ids of SQS event sources
+    schedules: dict[str, dict[str, Any]] = field(default_factory=dict)  # ScheduleV2 properties
+    properties: dict[str, Any] = field(default_factory=dict)  # the function's own, as written
 
 
 @dataclass
@@ -99,14 +101,17 @@ class Template:
                 timeout=int(props.get("Timeout", globals_.get("Timeout", 3))),
                 layers=layers,
                 environment=environment,
+                properties=props,
             )
-            for event in props.get("Events", {}).values():
+            for name, event in props.get("Events", {}).items():
                 if event["Type"] == "HttpApi":
                     function.routes.add(
                         (event["Properties"]["Method"], event["Properties"]["Path"])
                     )
                 elif event["Type"] == "SQS":
                     function.queues.append(event["Properties"]["Queue"]["Fn::GetAtt"][0])
+                elif event["Type"] == "ScheduleV2":
+                    function.schedules[name] = event["Properties"]
             found[logical_id] = function
         return found
 

@@ -16,14 +16,14 @@ from typing import Any, TypeVar
 from fastapi import FastAPI, Request, Response
 from pydantic import BaseModel
 
-from engram import Config, Engine, build_engine, load_config
+from engram import Config, Engine, build_engine
 from engram.models import MemoryImport
 
 from ..observability import logger
+from ..secrets import load_runtime_config
 from .errors import install_error_handlers, internal_error
 from .limits import BodyLimits
 from .routers import ORDER, load
-from .routers.bulk import MAX_IMPORT_BYTES
 
 __all__ = ["create_app"]
 
@@ -65,7 +65,8 @@ def create_app(
     unknown = wanted - set(ORDER)
     if unknown:
         raise ValueError(f"unknown routers: {sorted(unknown)}")
-    config = config if config is not None else load_config()
+    # The environment, its secrets read at run time (shared/secrets.py).
+    config = config if config is not None else load_runtime_config()
     app = FastAPI(
         title="Engram",
         version=_version(),
@@ -102,7 +103,7 @@ def create_app(
         max_bytes=config.max_body_bytes,
         paths={
             "/v1/chat/completions": config.max_chat_body_bytes,
-            "/api/memory/import": MAX_IMPORT_BYTES,
+            "/api/memory/import": config.max_import_bytes,
         },
         max_depth=config.max_json_depth,
     )

@@ -67,6 +67,14 @@ class Config(BaseSettings):
     aws_endpoint_url: str | None = Field(None, alias="ENGRAM_AWS_ENDPOINT_URL")
     # Key for the remote embedding endpoint; the upstream's key is used when unset.
     embedding_api_key: SecretStr | None = Field(None, alias="ENGRAM_EMBEDDING_API_KEY")
+    # Where the secrets above live in a deployment (Secrets Manager secret ARNs or names,
+    # SSM SecureString parameter ARNs or /paths): the Lambda glue (shared/secrets.py) reads
+    # each at start-up into its field, so the values never sit in the environment. A value
+    # set directly (the variables above, as locally) wins over its reference.
+    db_auth_token_secret: str | None = Field(None, alias="ENGRAM_DB_AUTH_TOKEN_SECRET")
+    admin_token_secret: str | None = Field(None, alias="ENGRAM_ADMIN_TOKEN_SECRET")
+    upstream_api_key_secret: str | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY_SECRET")
+    embedding_api_key_secret: str | None = Field(None, alias="ENGRAM_EMBEDDING_API_KEY_SECRET")
     # A Qdrant server's URL, used when the stored Qdrant settings name no host.
     qdrant_url: str | None = Field(None, alias="ENGRAM_QDRANT_URL")
     # After POST /api/memory/reindex answers, keep embedding in the background for up to
@@ -77,6 +85,11 @@ class Config(BaseSettings):
     max_body_bytes: int = Field(1_048_576, ge=1024, le=1 << 30, alias="ENGRAM_MAX_BODY_BYTES")
     max_chat_body_bytes: int = Field(
         6_291_456, ge=1024, le=1 << 30, alias="ENGRAM_MAX_CHAT_BODY_BYTES"
+    )
+    # A bulk import's body (JSON array or NDJSON). The template lowers it in Lambda, where an
+    # NDJSON body arrives base64-encoded inside the 6 MB invocation payload.
+    max_import_bytes: int = Field(
+        10 * 1024 * 1024, ge=1024, le=1 << 30, alias="ENGRAM_MAX_IMPORT_BYTES"
     )
     # Deepest nesting of arrays and objects accepted in a JSON body.
     max_json_depth: int = Field(64, ge=8, le=512, alias="ENGRAM_MAX_JSON_DEPTH")

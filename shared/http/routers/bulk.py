@@ -29,7 +29,6 @@ router = APIRouter(
     prefix="/api/memory", tags=["bulk"], dependencies=[AdminAuth], responses=MANAGEMENT_ERRORS
 )
 
-MAX_IMPORT_BYTES = 10 * 1024 * 1024
 MAX_IMPORT_ITEMS = 10_000
 _MAX_REPORTED = 100
 NDJSON = "application/x-ndjson"
@@ -122,7 +121,7 @@ async def import_memories(request: Request, engine: EngineDep) -> ImportResult:
     """Memories as exported, upserted by ``(apiKeyId, key)``: a JSON array, or the same
     objects one per line with ``Content-Type: application/x-ndjson`` (what export
     writes). All or nothing: every invalid item is reported by index, none is written."""
-    raw = await request.body()  # at most MAX_IMPORT_BYTES: the app's BodyLimits saw to it
+    raw = await request.body()  # at most ENGRAM_MAX_IMPORT_BYTES: the app's BodyLimits saw to it
     items = _parse(raw, request.headers.get("content-type", ""))
     if not items:
         raise InvalidInputError("the import holds no memories")

@@ -1,0 +1,185 @@
+"""Operations in template.yaml: logs with retention, alarms, throttling, access logs,
+worker concurrency, how fast a poison message reaches its dead-letter queue, stages."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+
+import pytest
+
+from shared.devtools.template import ROOT, load_template
+
+TEMPLATE = load_template()
+RESOURCES = TEMPLATE.resources
+FUNCTIONS = TEMPLATE.functions()
+ALARM_ACTIONS = {"Fn::If": ["WithAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}
+
+
+def of_type(kind: str) -> dict:
+    return {i: r for i, r in RESOURCES.items() if r["Type"] == kind}
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_each_function_logs_json_into_a_log_group_with_retention(logical_id):
+    assert TEMPLATE.raw["Globals"]["Function"]["LoggingConfig"]["LogFormat"] == "JSON"
+    group = FUNCTIONS[logical_id].properties["LoggingConfig"]["LogGroup"]["Ref"]
+    resource = RESOURCES[group]
+    assert resource["Type"] == "AWS::Logs::LogGroup"
+    assert resource["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+    assert resource.get("Condition") == RESOURCES[logical_id].get("Condition")
+
+
+def test_log_groups_all_expire():
+    for logical_id, group in of_type("AWS::Logs::LogGroup").items():
+        assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}, logical_id
+    assert TEMPLATE.raw["Parameters"]["LogRetentionDays"]["Default"] == 30
+
+
+@pytest.mark.parametrize("logical_id", sorted(i for i, f in FUNCTIONS.items() if f.queues))
+def test_workers_are_capped_and_poison_messages_leave_within_minutes(logical_id):
+    function = FUNCTIONS[logical_id]
+    for event in function.properties["Events"].values():
+        if event["Type"] != "SQS":
+            continue
+        # libSQL's single write lock: two writers at most (the least SQS allows).
+        assert event["Properties"]["ScalingConfig"]["MaximumConcurrency"] == 2
+        assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+        queue = RESOURCES[event["Properties"]["Queue"]["Fn::GetAtt"][0]]["Properties"]
+        visibility = queue["VisibilityTimeout"]
+        receives = queue["RedrivePolicy"]["maxReceiveCount"]
+        assert visibility >= 6 * function.timeout  # a running batch never shows twice
+        assert receives * visibility <= 10 * 60  # a poison message is dead-lettered in minutes
+        assert receives >= 2  # and a transient failure is retried
+
+
+def alarms() -> dict:
+    return of_type("AWS::CloudWatch::Alarm")
+
+
+def watched(namespace: str, metric: str) -> dict:
+    """The alarms on ``metric``, by the logical id their dimension refers to."""
+    found = {}
+    for logical_id, alarm in alarms().items():
+        props = alarm["Properties"]
+        if (props["Namespace"], props["MetricName"]) != (namespace, metric):
+            continue
+        value = props["Dimensions"][0]["Value"]
+        target = value.get("Ref") or value.get("Fn::GetAtt", [None])[0]
+        found[target] = alarm | {"id": logical_id}
+    return found
+
+
+def test_every_alarm_notifies_the_optional_topic():
+    assert alarms()
+    for logical_id, alarm in alarms().items():
+        assert alarm["Properties"]["AlarmActions"] == ALARM_ACTIONS, logical_id
+        assert alarm["Properties"]["TreatMissingData"] == "notBreaching", logical_id
+
+
+@pytest.mark.parametrize("metric", ["Errors", "Throttles"])
+def test_each_function_has_error_and_throttle_alarms(metric):
+    found = watched("AWS/Lambda", metric)
+    assert set(found) == set(FUNCTIONS)
+    for logical_id, alarm in found.items():
+        assert alarm.get("Condition") == RESOURCES[logical_id].get("Condition"), logical_id
+
+
+def test_dead_letter_queues_and_queue_age_are_watched():
+    queues = of_type("AWS::SQS::Queue")
+    dead_letters = {i for i in queues if i.endswith("DeadLetterQueue")}
+    assert dead_letters == {
+        "ExtractionDeadLetterQueue",
+        "EmbeddingDeadLetterQueue",
+        "ScheduleDeadLetterQueue",
+    }
+    assert set(watched("AWS/SQS", "ApproximateNumberOfMessagesVisible")) == dead_letters
+    assert set(watched("AWS/SQS", "ApproximateAgeOfOldestMessage")) == set(queues) - dead_letters
+
+
+def test_api_5xx_throttling_and_access_logs():
+    assert set(watched("AWS/ApiGateway", "5xx")) == {"HttpApi"}
+    api = RESOURCES["HttpApi"]["Properties"]
+    assert api["DefaultRouteSettings"] == {
+        "ThrottlingRateLimit": {"Ref": "ApiThrottlingRateLimit"},
+        "ThrottlingBurstLimit": {"Ref": "ApiThrottlingBurstLimit"},
+    }
+    access = api["AccessLogSettings"]
+    assert RESOURCES[access["DestinationArn"]["Fn::GetAtt"][0]]["Type"] == "AWS::Logs::LogGroup"
+    fields = json.loads(access["Format"])
+    assert {"requestId", "status", "routeKey", "integrationError"} <= set(fields)
+    assert not [v for v in fields.values() if "header" in v.lower() or "authorizer" in v.lower()]
+
+
+def test_chat_proxy_ends_before_api_gateway_does():
+    """HTTP API integrations end at 30 s: the function (and its upstream call) must too."""
+    chat = FUNCTIONS["ChatProxyFunction"]
+    assert chat.timeout <= 30
+    assert float(chat.environment["ENGRAM_UPSTREAM_TIMEOUT_S"]) < chat.timeout
+
+
+def _names(value, path=""):
+    """Every property called ...Name in the template, with where it is."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key.endswith("Name") and key not in ("MetricName", "Name", "QueueName", "OmitName"):
+                yield f"{path}.{key}", inner
+            yield from _names(inner, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from _names(inner, f"{path}[{index}]")
+
+
+def test_names_unique_in_an_account_carry_the_stage():
+    named = dict(_names(RESOURCES))
+    assert named  # layers and log groups
+    for where, value in named.items():
+        assert isinstance(value, dict) and "${Stage}" in value.get("Fn::Sub", ""), where
+
+
+def test_samconfig_environments_deploy_their_own_stage():
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text())
+    pattern = TEMPLATE.raw["Parameters"]["Stage"]["AllowedPattern"]
+    stacks = set()
+    for environment in ("dev", "prod"):
+        overrides = dict(
+            item.split("=", 1)
+            for item in config[environment]["deploy"]["parameters"]["parameter_overrides"].split()
+        )
+        assert overrides["Stage"] == environment and re.match(pattern, environment)
+        assert set(overrides) <= set(TEMPLATE.raw["Parameters"])
+        stacks.add(config[environment]["global"]["parameters"]["stack_name"])
+        assert "CAPABILITY_IAM" in config[environment]["deploy"]["parameters"]["capabilities"]
+    assert len(stacks) == 2
+
+
+def test_checkov_passes_and_every_skip_says_why():
+    """`make lint` runs checkov; a template it cannot parse would pass it silently."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    skips = [
+        skip
+        for resource in RESOURCES.values()
+        for skip in resource.get("Metadata", {}).get("checkov", {}).get("skip", [])
+    ]
+    assert skips and all(len(skip["comment"]) > 40 for skip in skips)
+    checkov = Path(sys.executable).parent / "checkov"
+    out = subprocess.run(
+        [
+            str(checkov),
+            *("--file", "template.yaml", "--framework", "cloudformation"),
+            *("--compact", "--skip-download", "--output", "json"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    summary = json.loads(out.stdout)["summary"]
+    assert summary["parsing_errors"] == 0 and summary["passed"] > 0
+    assert summary["failed"] == 0, out.stdout[:3000]
+    assert summary["skipped"] == len(skips)

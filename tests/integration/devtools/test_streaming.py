@@ -1,0 +1,133 @@
+"""The streamed chat proxy: a Function URL in RESPONSE_STREAM mode through the AWS Lambda
+Web Adapter, and run.sh serving the app the way the adapter runs it (uvicorn on $PORT):
+the first chunk reaches the client before the upstream has finished."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+import httpx
+import pytest
+
+from engram import Config, MemorySettingsUpdate, open_engine
+from engram.models import ApiKeyCreate
+from shared.devtools.template import ROOT, load_template
+from tests.support.upstream_stub import StubUpstream
+
+FUNCTION = load_template().functions()["ChatStreamFunction"]
+
+
+def test_the_function_url_streams_through_the_web_adapter():
+    props = FUNCTION.properties
+    assert props["FunctionUrlConfig"]["InvokeMode"] == "RESPONSE_STREAM"
+    assert FUNCTION.environment["AWS_LWA_INVOKE_MODE"] == "response_stream"  # must agree
+    assert FUNCTION.environment["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/bootstrap"
+    assert any("LambdaAdapterLayerX86" in layer.get("Fn::Sub", "") for layer in props["Layers"])
+    assert FUNCTION.handler == "run.sh"
+    assert os.access(FUNCTION.code_uri / "run.sh", os.X_OK)
+    # Timeouts end to end: the upstream gives up before the function, which may run far
+    # past API Gateway's 30 s (a Function URL allows 15 min).
+    assert float(FUNCTION.environment["ENGRAM_UPSTREAM_TIMEOUT_S"]) < FUNCTION.timeout <= 900
+    assert FUNCTION.timeout > 30
+
+
+def test_uvicorn_is_shipped_with_the_function_in_pyprojects_range():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = next(r for r in project["dependencies"] if r.startswith("uvicorn"))
+    lines = (FUNCTION.code_uri / "requirements.txt").read_text().splitlines()
+    assert [line for line in lines if line and not line.startswith("#")] == [wanted]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def served(tmp_path: Path, db_url: str):
+    """run.sh started as the adapter starts it: CodeUri as the working directory, the
+    layers on PYTHONPATH (here the checkout), the function's environment, $PORT."""
+    engine = open_engine(Config(db_url=db_url))
+    key = engine.keys.create(ApiKeyCreate(name="stream"))
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    engine.memories.extract_and_store(key.id, "I always test my Postgres migrations.")
+    engine.close()
+    port = _free_port()
+    stub = StubUpstream().__enter__()
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "layers" / "engram")]),
+        "LAMBDA_TASK_ROOT": str(FUNCTION.code_uri),
+        "PORT": str(port),
+        "ENGRAM_DB_URL": db_url,
+        "ENGRAM_UPSTREAM_BASE_URL": stub.url,
+        "ENGRAM_UPSTREAM_TIMEOUT_S": FUNCTION.environment["ENGRAM_UPSTREAM_TIMEOUT_S"],
+        "AWS_LAMBDA_FUNCTION_NAME": "ChatStreamFunction",
+    }
+    process = subprocess.Popen(
+        ["./run.sh"],
+        cwd=FUNCTION.code_uri,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:  # the adapter's readiness check: any answer on /
+        try:
+            httpx.get(f"{base}/", timeout=1)
+            break
+        except httpx.TransportError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(process.stdout.read().decode()[-3000:]) from None
+            time.sleep(0.2)
+    try:
+        yield base, key.secret, stub
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        stub.__exit__(None, None, None)
+
+
+def test_run_sh_streams_the_first_chunk_before_the_upstream_finishes(served):
+    base, secret, stub = served
+    stub.gate = threading.Event()  # the upstream holds the rest of its answer
+    question = "What should I do before pushing Postgres migrations?"
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": question}]}
+    headers = {"Authorization": f"Bearer {secret}"}
+    started = time.monotonic()
+    with (
+        httpx.Client(timeout=20) as client,
+        client.stream("POST", f"{base}/v1/chat/completions", json=body, headers=headers) as r,
+    ):
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/event-stream")
+        chunks = r.iter_raw()
+        first = next(chunks)
+        # The stub holds its answer up to 10 s on the gate: a buffered reply would come
+        # after that, whole. The first chunk comes alone, while the upstream still waits.
+        assert time.monotonic() - started < 5
+        assert first.startswith(b"data: ") and b"Noted" in first and b"[DONE]" not in first
+        assert not stub.gate.is_set()
+        stub.gate.set()
+        rest = b"".join(chunks)
+    assert rest.endswith(b"data: [DONE]\n\n")
+    injected = stub.requests[0]["json"]["messages"][0]
+    assert injected["role"] == "system" and "Postgres" in injected["content"]  # memory on
+
+
+def test_run_sh_keeps_the_bearer_key_check(served):
+    base, _, _ = served
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    response = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=10)
+    assert response.status_code == 401
