@@ -42,7 +42,9 @@ def _unavailable(why: str) -> None:
     pytest.skip(f"{why}: run `make browser-deps` to run the browser tests")
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an event loop running in this
+# thread while it is started, which would break later tests that run one of their own.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright

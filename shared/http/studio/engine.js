@@ -134,12 +134,15 @@ function backends(report) {
     const dot = b.healthy === null ? "unknown" : b.healthy ? "good" : "bad";
     const text = b.healthy === null ? "not checked" : b.healthy ? `healthy${b.latencyMs !== null ? `, ${b.latencyMs.toFixed(1)} ms` : ""}` : `failing: ${b.error || "unknown"}`;
     const state = h("span", {}, text);
+    const light = h("span", { class: `dot ${dot}`, role: "img", "aria-label": text });
     const test = h("button", { type: "button", class: "quiet" }, "Test");
     test.addEventListener("click", () => busy(test, $("#be-msg"), async () => {
       const r = await api("POST", `api/settings/backends/${encodeURIComponent(b.name)}/test`);
       state.textContent = r.healthy ? `healthy, ${r.latencyMs?.toFixed(1) ?? "?"} ms` : `failing: ${r.error || "unknown"}`;
+      light.className = `dot ${r.healthy ? "good" : "bad"}`;
+      light.setAttribute("aria-label", state.textContent);
     }));
-    return h("li", {}, h("div", { class: "info" }, h("span", { class: `dot ${dot}`, role: "img", "aria-label": text }),
+    return h("li", {}, h("div", { class: "info" }, light,
       h("strong", {}, b.name), h("span", { class: "badge" }, `${b.kind} · ${b.role}`), state), test);
   }));
 }
