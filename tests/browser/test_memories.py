@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -311,3 +312,42 @@ def test_turning_memory_on_warns_about_token_cost(studio: Studio) -> None:
     assert settings["enabled"] is True
     page.click("#mem-toggle")  # off needs no warning
     expect(page.locator("#mem-enabled")).to_have_text("off")
+
+
+def test_compacting_old_memories_previews_first(studio: Studio) -> None:
+    server = studio.server
+    # Older than the 10 days asked for, younger than the 30 days of retention.
+    old = (datetime.now(UTC) - timedelta(days=20)).isoformat()
+    lines = [
+        {
+            "apiKeyId": "compact-key",
+            "key": f"old:{i}",
+            "content": text,
+            "createdAt": old,
+            "updatedAt": old,
+        }
+        for i, text in enumerate(
+            ["We used Jenkins for CI back then.", "The office was in Leeds. It had a garden."]
+        )
+    ]
+    body = "\n".join(json.dumps(line) for line in lines)
+    imported = httpx.post(
+        f"{server.base}/api/memory/import",
+        content=body,
+        headers={**server.admin, "Content-Type": "application/x-ndjson"},
+    )
+    imported.raise_for_status()
+    add(server, "compact-key", "a fresh memory that stays")
+    page = studio.sign_in().page
+    page.fill("#c-days", "10")
+    page.fill("#c-key", "compact-key")
+    page.click("#compact-form button[type=submit]")
+    expect(page.locator("#compact-msg")).to_contain_text("Nothing has changed yet")
+    assert page.inner_text("#compact-msg").startswith("2 memories would fold into")
+    assert len(listed(server, "compact-key")) == 3
+    page.click("#compact-go")
+    page.click("#confirm-ok")
+    expect(page.locator("#compact-msg")).to_contain_text("Compacted 2 memories")
+    contents = [str(m["content"]) for m in listed(server, "compact-key")]
+    assert "a fresh memory that stays" in contents
+    assert len(contents) == 2 and any("Jenkins" in c and "Leeds" in c for c in contents)

@@ -25,6 +25,9 @@ export function init() {
   $("#export-ndjson").addEventListener("click", (e) => exportAs("ndjson", e.target));
   $("#import-form").addEventListener("submit", importFile);
   $("#mem-toggle").addEventListener("click", toggle);
+  $("#compact-form").addEventListener("submit", previewCompaction);
+  $("#compact-form").addEventListener("input", () => { $("#compact-go").hidden = true; });
+  $("#compact-go").addEventListener("click", compact);
 }
 
 export function enter() {
@@ -228,6 +231,43 @@ async function importFile(event) {
     const ndjson = /\.(ndjson|jsonl)$/i.test(file.name) || !text.trimStart().startsWith("[");
     const result = await api("POST", "api/memory/import", { body: text, type: ndjson ? "application/x-ndjson" : "application/json" });
     say($("#io-msg"), `Imported ${result.received}: ${result.created} new, ${result.updated} updated.`);
+    refresh();
+  });
+}
+
+function compactRequest() {
+  const data = formData($("#compact-form"));
+  const body = { olderThanDays: Number(data.olderThanDays) };
+  if (data.apiKeyId) body.apiKeyId = data.apiKeyId;
+  return body;
+}
+
+const memoriesOf = (n) => `${n} ${n === 1 ? "memory" : "memories"}`;
+
+async function previewCompaction(event) {
+  event.preventDefault();
+  const out = $("#compact-msg");
+  $("#compact-go").hidden = true;
+  await busy(event.submitter, out, async () => {
+    const body = compactRequest();
+    const plan = await api("POST", "api/memory/summarize", { json: { ...body, dryRun: true } });
+    view.compact = body;
+    if (!plan.candidates.length) {
+      say(out, `No memories were last written more than ${body.olderThanDays} days ago.`);
+      return;
+    }
+    say(out, `${memoriesOf(plan.candidates.length)} would fold into ${plan.summaries.length} summary ${plan.summaries.length === 1 ? "memory" : "memories"}, saving ${plan.tokensSaved} tokens. Nothing has changed yet.`);
+    $("#compact-go").textContent = `Compact ${memoriesOf(plan.candidates.length)}`;
+    $("#compact-go").hidden = false;
+  });
+}
+
+async function compact(event) {
+  if (!(await confirmDialog("Replace these memories with their summaries? The originals are deleted.", "Compact"))) return;
+  await busy(event.target, $("#compact-msg"), async () => {
+    const done = await api("POST", "api/memory/summarize", { json: { ...view.compact, dryRun: false } });
+    $("#compact-go").hidden = true;
+    say($("#compact-msg"), `Compacted ${memoriesOf(done.candidates.length)} into ${done.summaries.length} summary ${done.summaries.length === 1 ? "memory" : "memories"}; ${done.tokensSaved} tokens saved.`);
     refresh();
   });
 }
