@@ -17,8 +17,9 @@ function show(name) {
     tab.tabIndex = selected ? 0 : -1;
     $(`#${tab.getAttribute("aria-controls")}`).hidden = !selected;
   }
-  for (const [other, module] of Object.entries(TABS)) if (other !== name && module.leave) module.leave();
+  for (const [other, module] of Object.entries(TABS)) if (other !== name) module.leave();
   TABS[name].enter();
+  health();
 }
 
 async function health() {
@@ -42,12 +43,15 @@ function signedIn(yes) {
   $("#signin").hidden = yes;
   $("#tabs").hidden = !yes;
   $("#sign-out").hidden = !yes;
-  if (!yes) for (const panel of document.querySelectorAll('[role="tabpanel"]')) panel.hidden = true;
+  if (!yes) {
+    for (const panel of document.querySelectorAll('[role="tabpanel"]')) panel.hidden = true;
+    for (const module of Object.values(TABS)) module.leave(); // no polling once signed out
+  }
 }
 
 async function start() {
   signedIn(true);
-  await Promise.all([health(), loadKeyIds().catch(() => {})]);
+  await loadKeyIds().catch(() => {});
   show(current);
 }
 

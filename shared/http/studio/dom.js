@@ -27,7 +27,10 @@ export function say(el, text, kind = "ok") {
 export function sayError(el, error) {
   const { message, lines } = describe(error);
   say(el, message, "error");
-  if (lines.length) el.append(h("ul", {}, lines.map((line) => h("li", {}, line))));
+  // One problem is already the message; several are listed one per line.
+  if (lines.length && !(lines.length === 1 && lines[0] === message)) {
+    el.append(h("ul", {}, lines.map((line) => h("li", {}, line))));
+  }
 }
 
 // Runs an async action with its button disabled and its errors shown in `out`.
