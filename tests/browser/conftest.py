@@ -105,6 +105,8 @@ class Studio:
     def screenshot(self, name: str, full_page: bool = True) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
+        if full_page:  # from the top: a scrolled page would draw its sticky header midway
+            self.page.evaluate("window.scrollTo(0, 0)")
         self.page.screenshot(path=str(path), full_page=full_page)
         return path
 

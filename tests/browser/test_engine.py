@@ -133,3 +133,30 @@ def test_qdrant_settings_checks_and_readable_errors(studio: Studio) -> None:
     expect(page.locator("#qd-msg.ok")).to_contain_text("saved")
     stored = httpx.get(f"{studio.server.base}/api/settings/qdrant", headers=studio.server.admin)
     assert (stored.json()["collection"], stored.json()["quantization"]) == ("studio_test", "int8")
+
+
+def test_qdrant_enabled_answers_health_test_search_and_cleanup(studio: Studio) -> None:
+    """Embedded Qdrant (no host), switched on from the tab: the new memory's point is found."""
+    page = studio.sign_in().tab("engine").page
+    expect(page.locator("#q-collection")).not_to_have_value("")  # the settings are loaded
+    page.fill("#q-collection", "studio_live")
+    page.check("#q-enabled")
+    page.click("#qd-form button[type=submit]")
+    expect(page.locator("#qd-msg.ok")).to_contain_text("saved")
+    expect(page.locator("#chips li").nth(2)).to_contain_text("Qdrant active")
+    add(studio.server, "qdrant-key", "our staging cluster is called blue")
+    deadline = time.monotonic() + 20
+    while not (status(studio.server)["qdrant"].get("points") or 0):
+        assert time.monotonic() < deadline, "the memory never reached Qdrant"
+        time.sleep(0.2)
+    page.click("#q-health")
+    expect(page.locator("#qd-msg.ok")).to_contain_text("Qdrant is healthy")
+    page.fill("#qs-query", "staging cluster name")
+    page.click("#qs-form button[type=submit]")
+    expect(page.locator("#qd-hits li").first).to_contain_text("our staging cluster is called blue")
+    page.click("#q-cleanup")
+    expect(page.locator("#qd-msg.ok")).to_contain_text("No expired or too-old points")
+    studio.screenshot("engine-qdrant")
+    page.uncheck("#q-enabled")
+    page.click("#qd-form button[type=submit]")
+    expect(page.locator("#chips li").nth(2)).to_contain_text("Qdrant off")
