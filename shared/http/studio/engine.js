@@ -61,7 +61,7 @@ export async function status() {
   const q = s.qdrant;
   $("#chips").replaceChildren(
     chip("FTS5", s.keywordTier.available ? "on" : "bad", s.keywordTier.available ? "keyword search" : "unavailable: chronological order"),
-    chip("libSQL vectors", !s.embeddingSource ? "off" : vs.active === "libsql" ? "on" : "idle", s.embeddingSource ? `${vs.dimension || "?"}-d` : "no embedder"),
+    chip("libSQL vectors", !s.embeddingSource ? "off" : vs.active === "libsql" ? "on" : "idle", s.embeddingSource ? (vs.dimension ? `${vs.dimension}-d` : "no vectors yet") : "no embedder"),
     chip("Qdrant", !q.enabled ? "off" : q.healthy === false ? "bad" : "on", q.enabled ? `${q.mode}${q.error ? `: ${q.error}` : q.points !== null ? `, ${q.points} points` : ""}` : "not enabled"),
     chip("Rerank", s.rerankEnabled ? "on" : "off", s.rerankEnabled ? "remote rerank" : "not enabled"),
   );

@@ -101,7 +101,7 @@ function row(memory) {
       h("span", { class: `badge t-${memory.type}` }, memory.type),
       h("span", {}, memory.key),
       memory.sessionId ? h("span", {}, `session ${memory.sessionId}`) : null,
-      h("span", {}, `key ${memory.apiKeyId}`),
+      h("span", {}, `API key ${memory.apiKeyId}`),
       h("span", {}, `updated ${when(memory.updatedAt)}`)),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "quiet", onclick: edit }, "Edit"),
