@@ -69,6 +69,12 @@ def test_nothing_is_loaded_from_elsewhere():
     assert re.findall(r"<script[^>]*>", page) == ['<script type="module" src="studio/app.js">']
 
 
+def test_other_methods_are_refused_with_the_allowed_one_named(anonymous):
+    response = anonymous.post("/studio/app.js")
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET"
+
+
 def test_the_studio_is_not_part_of_the_api_document(app):
     paths = app.openapi()["paths"]
     assert not [p for p in paths if p == "/" or p.startswith("/studio")]
