@@ -67,3 +67,15 @@ def test_each_tab_is_accessible_and_fits_the_screen(studio: Studio, seeded, tab,
 def test_the_sign_in_page_is_accessible(studio: Studio) -> None:
     assert not studio.axe()
     studio.screenshot("sign-in", full_page=False)
+
+
+def test_tabs_work_from_the_keyboard(studio: Studio) -> None:
+    page = studio.sign_in().page
+    page.focus("#tab-memories")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#tab-playground")).to_have_attribute("aria-selected", "true")
+    assert page.is_visible("#panel-playground") and page.is_hidden("#panel-memories")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#tab-engine")).to_have_attribute("aria-selected", "true")
+    assert page.evaluate("document.activeElement.id") == "tab-engine"
