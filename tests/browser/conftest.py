@@ -53,7 +53,10 @@ def browser() -> Iterator[Any]:
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         _unavailable(f"no Chromium at {CHROMIUM}")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        # A container's small /dev/shm must not crash the renderer.
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--disable-dev-shm-usage"]
+        )
         yield chromium
         chromium.close()
 
