@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install serve test test-remote lint typecheck unit reliability bench clean
+.PHONY: install serve test test-remote lint typecheck unit reliability bench clean browser browser-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,19 @@ typecheck: $(STAMP)
 
 unit: $(STAMP) $(SQLD)
 	$(BIN)/pytest
+
+# Memory Studio's browser tests (tests/browser, also part of `make unit`) drive Debian's
+# chromium through Playwright: Playwright's own browser download cannot work here.
+CHROMIUM ?= /usr/bin/chromium
+browser-deps:
+	@if [ -x "$(CHROMIUM)" ]; then echo "chromium: $(CHROMIUM)"; \
+	else \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	fi
+
+browser: $(STAMP) browser-deps
+	$(BIN)/pytest tests/browser -p no:cacheprovider
 
 test: lint typecheck unit
 

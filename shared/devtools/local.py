@@ -53,6 +53,7 @@ def serve(host: str = "127.0.0.1", port: int = 8080) -> None:
     elif path is not None:
         print(f"Admin token: in {path}")
     print(f"Engram on http://{host}:{port}  (database {config.db_url}, API docs at /docs)")
+    print(f"Memory Studio: http://{host}:{port}/studio  (sign in with the admin token)")
     # The schedules of template.yaml (reindex, cleanup, summarize), on a timer.
     LocalSchedules(lambda: build_engine(config)).start()
     uvicorn.run(create_app(config=config), host=host, port=port, log_level="warning")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engram.errors import (
@@ -92,8 +93,19 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(body, 422)
 
 
+def _hidden_routes(routes: Sequence[Any]) -> Iterator[APIRoute]:
+    """The API routes not in the OpenAPI document, through included routers (FastAPI keeps
+    those as wrappers holding the original router)."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            if not route.include_in_schema:
+                yield route
+        elif hasattr(route, "original_router"):
+            yield from _hidden_routes(route.original_router.routes)
+
+
 def _allowed_methods(request: Request) -> str:
-    """Every method the API documents at this path. (Starlette's 405 names only the first
+    """Every method the app serves at this path. (Starlette's 405 names only the first
     route that matched; FastAPI gives each method of a path its own route.)"""
     paths: list[tuple[re.Pattern[str], str]] | None = getattr(request.app.state, "allow", None)
     if paths is None:
@@ -102,6 +114,9 @@ def _allowed_methods(request: Request) -> str:
             pattern = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
             methods = ", ".join(sorted(m.upper() for m in operations))
             paths.append((re.compile(f"^{pattern}$"), methods))
+        # Routes left out of the document (the studio's pages, /mcp) have methods too.
+        for route in _hidden_routes(request.app.routes):
+            paths.append((route.path_regex, ", ".join(sorted(route.methods or ()))))
         request.app.state.allow = paths
     path = request.url.path
     return next((methods for pattern, methods in paths if pattern.match(path)), "")

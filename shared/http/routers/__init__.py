@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import bulk, chat, keys, memory, preview, qdrant, settings, status, vectors
+from . import bulk, chat, keys, memory, preview, qdrant, settings, status, studio, vectors
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -22,6 +22,7 @@ ROUTERS: dict[str, APIRouter] = {
     "keys": keys.router,
     "qdrant": qdrant.router,
     "chat": chat.router,
+    "studio": studio.router,
 }
 # Imported only by an app that serves them: ``mcp`` needs the MCP SDK, which only the MCP
 # function's layer holds (``load``).

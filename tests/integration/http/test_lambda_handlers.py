@@ -29,6 +29,8 @@ CASES = {
     "memory_api_keys_create": ("memory_api", 201),
     "memory_api_reindex": ("memory_api", 200),
     "memory_api_forget_dry_run": ("memory_api", 200),
+    "memory_api_studio_page": ("memory_api", 200),
+    "memory_api_studio_script": ("memory_api", 200),
     "retrieve_preview_query": ("retrieve_preview", 200),
     "retrieve_preview_invalid_scope": ("retrieve_preview", 422),
 }
