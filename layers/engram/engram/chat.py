@@ -407,7 +407,7 @@ class ChatService:
             JobTurn(role=role, text=redact(newest(text)), name=who)
             for role, text, who in (
                 ("user", said, name),
-                ("assistant", answer, _assistant_name(body) if answer.strip() else None),
+                ("assistant", answer, _assistant_name(body)),
             )
             if text.strip()
         ]

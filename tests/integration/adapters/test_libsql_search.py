@@ -15,23 +15,6 @@ def search(db):
     return SearchRepository(db)
 
 
-def first_sql(db, action):
-    """The first statement ``action`` runs on ``db``, with its parameters."""
-    captured = []
-    query = db.query
-
-    def spy(sql, params=()):
-        captured.append((sql, list(params)))
-        return query(sql, params)
-
-    db.query = spy
-    try:
-        action()
-    finally:
-        db.query = query
-    return captured[0]
-
-
 def all_sql(db, action):
     """Every statement ``action`` runs on ``db`` through ``query``, with its parameters."""
     captured = []
@@ -47,6 +30,11 @@ def all_sql(db, action):
     finally:
         db.query = query
     return captured
+
+
+def first_sql(db, action):
+    """The first statement ``action`` runs on ``db``, with its parameters."""
+    return all_sql(db, action)[0]
 
 
 def plan_of(db, sql, params):
