@@ -47,6 +47,14 @@ def _build_layer(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lock_layers(args: argparse.Namespace) -> int:
+    from .layer_lock import lock_layers
+
+    for path in lock_layers():
+        print(path)
+    return 0
+
+
 def _migrate(args: argparse.Namespace) -> int:
     from engram.wiring import migrate
 
@@ -110,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     invoke.set_defaults(func=_invoke)
     layer = sub.add_parser("build-layer", help="prepare layers/ for sam build")
     layer.set_defaults(func=_build_layer)
+    sub.add_parser(
+        "lock-layers", help="resolve and pin each layer's requirements.txt (needs PyPI)"
+    ).set_defaults(func=_lock_layers)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=_migrate)
     sub.add_parser("extract", help="print the facts extracted from stdin").set_defaults(
         func=_extract

@@ -15,46 +15,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from .template import ROOT, load_template
 
-__all__ = ["LOCAL_DB_URL", "build_layer", "invoke", "invoke_environment", "layer_requirements"]
+__all__ = ["LOCAL_DB_URL", "build_layer", "invoke", "invoke_environment"]
 
-# Not in the layer: boto3 ships with the Lambda runtime; uvicorn serves locally only;
-# pyyaml reads template.yaml for the local tools.
-# mcp has a layer of its own (layers/mcp), for the one function that serves it.
-# aws-xray-sdk has a layer of its own (layers/tracing), installed without botocore.
-_NOT_IN_LAYER = {"boto3", "uvicorn", "pyyaml", "mcp", "aws-xray-sdk"}
 _IGNORED = shutil.ignore_patterns("__pycache__")
-_HEADER = "# Generated from pyproject.toml by `engram build-layer`; do not edit by hand.\n"
-# qdrant-client's own dependencies that the engine layer lacks (layers/qdrant/Makefile
-# installs without dependencies, so they are listed): checked by importing the built layer.
-QDRANT_RUNTIME_DEPS = ("grpcio", "protobuf", "portalocker", "urllib3", "h2", "hpack", "hyperframe")
-# The MCP SDK's runtime dependencies that the engine layer lacks (layers/mcp/Makefile
-# installs without dependencies too). uvicorn and cryptography are imported by the SDK's
-# server modules even though Lambda never runs uvicorn.
-MCP_RUNTIME_DEPS = (
-    "mcp-types",
-    "sse-starlette",
-    "jsonschema",
-    "jsonschema-specifications",
-    "referencing",
-    "rpds-py",
-    "attrs",
-    "pyjwt",
-    "cryptography",
-    "cffi",
-    "pycparser",
-    "python-multipart",
-    "uvicorn",
-)
-
-# The X-Ray SDK's runtime dependency that neither the runtime nor the engine layer has
-# (botocore comes with the runtime's boto3): layers/tracing/Makefile installs without deps.
-TRACING_RUNTIME_DEPS = ("wrapt",)
 
 _RUNNER = """
 import importlib, json, sys, uuid
@@ -132,55 +100,38 @@ def invoke(logical_id: str, event_path: Path, env_path: Path | None = None) -> i
     return result.returncode
 
 
-def _name(requirement: str) -> str:
-    return requirement.split(">")[0].split("=")[0].split("[")[0].strip()
-
-
-def layer_requirements(extra: str | None = None) -> str:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    if extra in ("mcp", "tracing"):
-        package, runtime = (
-            ("mcp", MCP_RUNTIME_DEPS) if extra == "mcp" else ("aws-xray-sdk", TRACING_RUNTIME_DEPS)
-        )
-        pinned = [r for r in project["dependencies"] if _name(r) == package]
-        return _HEADER + "".join(f"{line}\n" for line in [*pinned, *runtime])
-    wanted = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
-    if extra == "qdrant":
-        wanted = [*wanted, *QDRANT_RUNTIME_DEPS]
-    lines = [req for req in wanted if _name(req) not in _NOT_IN_LAYER]
-    return _HEADER + "".join(f"{line}\n" for line in lines)
-
-
 def build_layer(layers_dir: Path | None = None) -> list[Path]:
-    """Prepare the layers for ``sam build``: requirements generated from pyproject, and
-    the shared glue (without this developer tooling) copied beside the engine, since
-    functions import both from the layer.
+    """Prepare the layers for ``sam build``: the shared glue (without this developer
+    tooling) copied beside the engine, since functions import both from the layer, and
+    the model files each layer ships (potion in the engine layer, MiniLM in the
+    transformers layer, which Lambda merges into the same ``/opt/python/engram`` tree).
 
     In the checkout's ``layers/`` by default (where ``template.yaml`` points); into
-    another folder, the engine package is copied there too, so it holds whole layers.
+    another folder, the layers' Makefiles, locks and engine package are copied there
+    too, so it holds whole layers. The locks themselves are ``engram lock-layers``'.
     """
-    from engram.adapters.embeddings.assets import fetch
+    from engram.adapters.embeddings.assets import DEFAULT_DIR, TRANSFORMERS_MODEL, fetch
 
     source = ROOT / "layers"
     layers_dir = layers_dir or source
-    engine_layer = layers_dir / "engram"
-    fetch()  # the model files the engine layer ships
+    fetch()  # the model files, once, into the engine package's assets (make install did)
     if layers_dir.resolve() != source.resolve():
-        target = engine_layer / "engram"
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(source / "engram" / "engram", target, ignore=_IGNORED)
-    written = [engine_layer / "requirements.txt"]
-    written[0].write_text(layer_requirements())
-    for extra in ("transformers", "qdrant", "mcp", "tracing"):
-        path = layers_dir / extra / "requirements.txt"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(layer_requirements(extra))
-        written.append(path)
-    target = engine_layer / "shared"
+        for folder in source.iterdir():
+            for name in ("Makefile", "requirements.txt"):
+                (layers_dir / folder.name).mkdir(parents=True, exist_ok=True)
+                shutil.copy2(folder / name, layers_dir / folder.name / name)
+        _replace(source / "engram" / "engram", layers_dir / "engram" / "engram")
+    _replace(
+        ROOT / "shared",
+        layers_dir / "engram" / "shared",
+        shutil.ignore_patterns("__pycache__", "devtools"),
+    )
+    models = layers_dir / "transformers" / "models" / TRANSFORMERS_MODEL
+    _replace(DEFAULT_DIR / TRANSFORMERS_MODEL, models)
+    return [layers_dir / "engram" / "shared", models]
+
+
+def _replace(source: Path, target: Path, ignore: Any = _IGNORED) -> None:
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(
-        ROOT / "shared", target, ignore=shutil.ignore_patterns("__pycache__", "devtools")
-    )
-    return [*written, target]
+    shutil.copytree(source, target, ignore=ignore)

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from shared.devtools.lambda_local import build_layer, layer_requirements
+from shared.devtools.lambda_local import build_layer
 from shared.devtools.template import ROOT, load_template
 from tests.support.lambda_support import load_function
 
 TEMPLATE = load_template()
 FUNCTIONS = TEMPLATE.functions()
-LAMBDA_LIMIT = 250 * 1024 * 1024  # unzipped function + layers
 
 
 @pytest.fixture(scope="module")
@@ -142,20 +141,6 @@ def test_every_function_gets_one_embedding_configuration():
     assert environment["ENGRAM_EMBEDDING_API_KEY_SECRET"] == {"Ref": "EmbeddingApiKeySecret"}
 
 
-def test_layer_requirements_are_generated_from_pyproject(layers):
-    """The requirements sam build reads are in the checkout: they must not drift."""
-    for folder, extra in (
-        ("engram", None),
-        ("transformers", "transformers"),
-        ("qdrant", "qdrant"),
-        ("mcp", "mcp"),
-        ("tracing", "tracing"),
-    ):
-        expected = layer_requirements(extra)
-        assert (ROOT / "layers" / folder / "requirements.txt").read_text() == expected
-        assert (layers / folder / "requirements.txt").read_text() == expected
-
-
 def test_engram_invoke_runs_a_function_as_lambda_would(tmp_path):
     env_file = tmp_path / "env.json"
     env_file.write_text(
@@ -205,84 +190,6 @@ def test_engram_invoke_runs_a_function_as_lambda_would(tmp_path):
         check=False,
     )
     assert missing.returncode == 2 and "MemoryApiFunction" in missing.stderr
-
-
-def _size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-@pytest.mark.slow
-def test_layer_plus_the_largest_function_fits_lambda(layers, layer, tmp_path):
-    """Installs each layer's requirements as sam build would for python3.12/x86_64
-    (manylinux wheels from PyPI) and adds the engine layer's own files."""
-
-    def install(requirements: Path, into: Path, *extra: str) -> int:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--no-compile",
-                "--target",
-                str(into),
-                "--platform",
-                "manylinux2014_x86_64",
-                "--platform",
-                "manylinux_2_28_x86_64",
-                "--python-version",
-                "3.12",
-                "--implementation",
-                "cp",
-                "--only-binary=:all:",
-                *extra,
-                "-r",
-                str(requirements),
-            ],
-            check=True,
-        )
-        return _size(into)
-
-    dependencies = install(layer / "requirements.txt", tmp_path / "engine")
-    own = _size(layer / "engram") + _size(layer / "shared")
-    # Every function has the tracing layer (the X-Ray SDK without botocore).
-    tracing = install(layers / "tracing" / "requirements.txt", tmp_path / "tracing", "--no-deps")
-    largest_function = max(_size(f.code_uri) for f in FUNCTIONS.values()) + tracing
-    optional = install(  # as layers/transformers/Makefile does
-        layers / "transformers" / "requirements.txt",
-        tmp_path / "transformers",
-        "--no-deps",
-    )
-    with_qdrant = install(  # as layers/qdrant/Makefile does
-        layers / "qdrant" / "requirements.txt", tmp_path / "qdrant", "--no-deps"
-    )
-    with_mcp = install(  # as layers/mcp/Makefile does
-        layers / "mcp" / "requirements.txt", tmp_path / "mcp", "--no-deps"
-    )
-    total = dependencies + own + largest_function
-    print(
-        f"\nthe MCP function, with the mcp layer ({with_mcp / 2**20:.1f} MiB):"
-        f" {(total + with_mcp) / 2**20:.1f} MiB, with qdrant"
-        f" {(total + with_mcp + with_qdrant) / 2**20:.1f} MiB of 250"
-        f" (never beside transformers: the template's McpWithoutTransformers rule)"
-    )
-    assert total + with_mcp + with_qdrant < LAMBDA_LIMIT
-    assert total + with_mcp + optional >= LAMBDA_LIMIT  # why the rule exists
-    rules = TEMPLATE.raw["Rules"]["McpWithoutTransformers"]
-    assert rules["Assertions"][0]["Assert"] == {"Fn::Equals": [{"Ref": "EnableMcp"}, "false"]}
-    print(
-        f"\nwith the qdrant layer ({with_qdrant / 2**20:.1f} MiB)"
-        f" {(total + with_qdrant) / 2**20:.1f} MiB of 250"
-    )
-    assert total + with_qdrant < LAMBDA_LIMIT
-    print(
-        f"\nengine layer: dependencies {dependencies / 2**20:.1f} MiB + engine, glue and models"
-        f" {own / 2**20:.1f} MiB; largest function {largest_function / 1024:.1f} KiB;"
-        f" total {total / 2**20:.1f} MiB; with the transformers layer"
-        f" ({optional / 2**20:.1f} MiB) {(total + optional) / 2**20:.1f} MiB of 250"
-    )
-    assert total + optional < LAMBDA_LIMIT
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,78 @@
+"""The layers built as ``sam build`` builds them, and laid out as Lambda lays them out.
+
+``sam build`` copies each layer's ``ContentUri`` to a scratch folder and runs
+``make build-<LogicalId>`` there with ``ARTIFACTS_DIR`` set; Lambda then extracts each
+layer of a function, in order, into ``/opt``, later files over earlier ones, so folders
+merge (the transformers layer's MiniLM files land inside the engine layer's
+``engram/`` package). The layer tests and ``bench/cold_init.py`` use both steps on the
+real Makefiles and locks, with a CPython 3.12 like the runtime's.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from .lambda_local import build_layer
+
+__all__ = ["build_layers", "lay_out", "python312", "runtime_packages"]
+
+
+def python312() -> str | None:
+    """A CPython 3.12 interpreter (the runtime's version), or None on this machine."""
+    candidates = [os.environ.get("ENGRAM_PYTHON312"), shutil.which("python3.12")]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")))
+    for candidate in filter(None, candidates):
+        probe = subprocess.run(  # noqa: S603 - an interpreter found on this machine
+            [candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 12))"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if probe.stdout.strip() == "True":
+            return candidate
+    return None
+
+
+def build_layers(into: Path, python: str, folders: list[str]) -> dict[str, Path]:
+    """Build ``layers/<folder>`` for each folder with its Makefile, as ``sam build`` does;
+    returns each layer's built root (what the layer zip holds)."""
+    source = into / "source"
+    build_layer(source)  # the checkout's layers with the glue and models in place
+    built = {}
+    for folder in folders:
+        makefile = (source / folder / "Makefile").read_text()
+        match = re.search(r"^(build-\w+):", makefile, re.MULTILINE)
+        if match is None:
+            raise RuntimeError(f"layers/{folder}/Makefile has no build-<LogicalId> target")
+        artifacts = into / "built" / folder
+        subprocess.run(  # noqa: S603 - make, the layer's own Makefile
+            ["make", "-s", match[1], f"ARTIFACTS_DIR={artifacts}", f"PYTHON={python}"],  # noqa: S607
+            cwd=source / folder,
+            check=True,
+        )
+        built[folder] = artifacts
+    return built
+
+
+def lay_out(layers: list[Path], opt: Path) -> Path:
+    """``/opt`` as Lambda makes it from ``layers``, in the function's order. Lambda's
+    ``/opt`` is read-only: run Python over it with ``-B`` (no bytecode written), since
+    permissions do not stop root."""
+    for layer in layers:
+        shutil.copytree(layer, opt, dirs_exist_ok=True)
+    return opt
+
+
+def runtime_packages(into: Path, python: str) -> Path:
+    """What the Lambda Python runtime itself ships beside the standard library (boto3 and
+    botocore, in ``/var/runtime``; after ``/opt/python`` on its path)."""
+    subprocess.run(  # noqa: S603 - the given interpreter's pip, a fixed requirement
+        [python, "-m", "pip", "install", "--quiet", "--no-compile", "--target", str(into), "boto3"],
+        check=True,
+    )
+    return into
