@@ -171,3 +171,19 @@ def test_the_worst_combination_of_layers_fits_lambda_with_headroom(built):
     assert base + size["mcp"] + size["transformers"] + HEADROOM > LAMBDA_LIMIT
     rules = load_template().raw["Rules"]["McpWithoutTransformers"]
     assert rules["Assertions"][0]["Assert"] == {"Fn::Equals": [{"Ref": "EnableMcp"}, "false"]}
+
+
+def _contents(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@needs_312
+@pytest.mark.slow
+def test_a_layer_rebuilt_elsewhere_has_the_same_bytes(built, tmp_path):
+    """sam deploy uploads a layer only when its content changed: the bytecode must not
+    carry the build folder's path nor vary from one build to the next."""
+    again = build_layers(tmp_path, PYTHON, ["mcp"])["mcp"]  # type: ignore[arg-type]
+    first, second = _contents(built["mcp"]), _contents(again)
+    assert first.keys() == second.keys()
+    assert [name for name in first if first[name] != second[name]] == []
+    assert b"/opt/python/mcp/" in first["python/mcp/__pycache__/__init__.cpython-312.pyc"]
