@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install serve test test-remote lint typecheck unit reliability bench clean browser browser-deps
+.PHONY: install serve test test-remote lint typecheck unit reliability bench clean browser browser-deps sam-build
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,8 +66,13 @@ test-remote: $(STAMP) $(SQLD)
 reliability: $(STAMP) $(SQLD)
 	$(BIN)/pytest tests/reliability -p no:cacheprovider
 
+# The real `sam build` and `sam validate --lint` on a copy of the checkout (the SAM CLI in
+# .venv-sam, its own venv); needs a CPython 3.12 (pyenv's is found), skipped without one.
+sam-build: $(STAMP)
+	$(BIN)/python -m shared.devtools.sam_check
+
 bench: $(STAMP) $(SQLD)
 	$(BIN)/python bench/engine_bench.py
 
 clean:
-	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-sam .engram .pytest_cache .mypy_cache .ruff_cache .aws-sam

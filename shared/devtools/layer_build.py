@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .lambda_local import build_layer
 
-__all__ = ["build_layers", "lay_out", "python312", "runtime_packages"]
+__all__ = ["build_function", "build_layers", "lay_out", "python312", "runtime_packages"]
 
 
 def python312() -> str | None:
@@ -43,20 +43,26 @@ def build_layers(into: Path, python: str, folders: list[str]) -> dict[str, Path]
     returns each layer's built root (what the layer zip holds)."""
     source = into / "source"
     build_layer(source)  # the checkout's layers with the glue and models in place
-    built = {}
-    for folder in folders:
-        makefile = (source / folder / "Makefile").read_text()
-        match = re.search(r"^(build-\w+):", makefile, re.MULTILINE)
-        if match is None:
-            raise RuntimeError(f"layers/{folder}/Makefile has no build-<LogicalId> target")
-        artifacts = into / "built" / folder
-        subprocess.run(  # noqa: S603 - make, the layer's own Makefile
-            ["make", "-s", match[1], f"ARTIFACTS_DIR={artifacts}", f"PYTHON={python}"],  # noqa: S607
-            cwd=source / folder,
-            check=True,
-        )
-        built[folder] = artifacts
-    return built
+    return {folder: _make(source / folder, into / "built" / folder, python) for folder in folders}
+
+
+def build_function(into: Path, python: str, code_uri: Path) -> Path:
+    """Build a function whose template entry says ``BuildMethod: makefile``."""
+    source = into / "source" / code_uri.name
+    shutil.copytree(code_uri, source, ignore=shutil.ignore_patterns("__pycache__"))
+    return _make(source, into / "built" / code_uri.name, python)
+
+
+def _make(source: Path, artifacts: Path, python: str) -> Path:
+    match = re.search(r"^(build-\w+):", (source / "Makefile").read_text(), re.MULTILINE)
+    if match is None:
+        raise RuntimeError(f"{source}/Makefile has no build-<LogicalId> target")
+    subprocess.run(  # noqa: S603 - make, the folder's own Makefile
+        ["make", "-s", match[1], f"ARTIFACTS_DIR={artifacts}", f"PYTHON={python}"],  # noqa: S607
+        cwd=source,
+        check=True,
+    )
+    return artifacts
 
 
 def lay_out(layers: list[Path], opt: Path) -> Path:

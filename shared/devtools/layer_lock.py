@@ -36,7 +36,16 @@ from packaging.requirements import Requirement
 
 from .template import ROOT
 
-__all__ = ["LAYERS", "Layer", "LockedPackage", "check_lock", "lock_layers", "read_lock"]
+__all__ = [
+    "CHAT_STREAM",
+    "LAYERS",
+    "LOCKED",
+    "Layer",
+    "LockedPackage",
+    "check_lock",
+    "lock_layers",
+    "read_lock",
+]
 
 PLATFORM_ARGS = (
     "--only-binary=:all:",
@@ -59,11 +68,16 @@ RUNTIME = frozenset({"boto3", "botocore", "s3transfer"})
 
 @dataclass(frozen=True)
 class Layer:
-    folder: str  # layers/<folder>
+    folder: str  # <parent>/<folder>
     requirements: tuple[str, ...]  # names in pyproject (dependencies or an extra)
     extra: str | None = None  # the pyproject extra the names are in
     # package -> why it is not installed (nor what only it needs)
     dropped: tuple[tuple[str, str], ...] = ()
+    parent: str = "layers"
+
+    @property
+    def lock(self) -> Path:
+        return ROOT / self.parent / self.folder / "requirements.txt"
 
 
 # boto3 ships with the runtime; uvicorn serves locally only; pyyaml and packaging are
@@ -93,6 +107,9 @@ LAYERS: tuple[Layer, ...] = (
     Layer("mcp", ("mcp",)),
     Layer("tracing", ("aws-xray-sdk",)),
 )
+# The streaming chat function ships uvicorn itself (the Lambda Web Adapter runs it).
+CHAT_STREAM = Layer("chat_stream", ("uvicorn",), parent="functions")
+LOCKED = (*LAYERS, CHAT_STREAM)
 
 
 def _canonical(name: str) -> str:
@@ -145,7 +162,7 @@ def _pyproject_requirements(layer: Layer) -> list[Requirement]:
 
 def check_lock(layer: Layer, path: Path | None = None) -> list[str]:
     """What is wrong with ``layer``'s lock against pyproject.toml (empty when it holds)."""
-    path = path or ROOT / "layers" / layer.folder / "requirements.txt"
+    path = path or layer.lock
     try:
         locked = read_lock(path)
     except (OSError, ValueError) as exc:
@@ -228,15 +245,13 @@ def _lock(layer: Layer, engine: dict[str, LockedPackage] | None) -> list[LockedP
     return sorted(packages, key=lambda p: p.name)
 
 
-def lock_layers(layers_dir: Path | None = None) -> list[Path]:
-    """Resolve and write every layer's lock (needs PyPI); returns the files written."""
-    layers_dir = layers_dir or ROOT / "layers"
+def lock_layers() -> list[Path]:
+    """Resolve and write every lock (needs PyPI); returns the files written."""
     written = []
     engine: dict[str, LockedPackage] | None = None
-    for layer in LAYERS:
+    for layer in LOCKED:
         packages = _lock(layer, engine)
-        path = layers_dir / layer.folder / "requirements.txt"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = layer.lock
         notes = "".join(f"# not installed: {name} ({why})\n" for name, why in layer.dropped)
         path.write_text(HEADER + notes + "".join(f"{p.line()}\n" for p in packages))
         print(f"locked {layer.folder}: {len(packages)} packages", file=sys.stderr)

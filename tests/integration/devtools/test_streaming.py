@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-import tomllib
 from pathlib import Path
 
 import httpx
@@ -18,6 +17,7 @@ import pytest
 
 from engram import Config, MemorySettingsUpdate, open_engine
 from engram.models import ApiKeyCreate
+from shared.devtools.layer_lock import CHAT_STREAM, check_lock, read_lock
 from shared.devtools.template import ROOT, load_template
 from tests.support.upstream_stub import StubUpstream
 
@@ -38,11 +38,9 @@ def test_the_function_url_streams_through_the_web_adapter():
     assert FUNCTION.timeout > 30
 
 
-def test_uvicorn_is_shipped_with_the_function_in_pyprojects_range():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = next(r for r in project["dependencies"] if r.startswith("uvicorn"))
-    lines = (FUNCTION.code_uri / "requirements.txt").read_text().splitlines()
-    assert [line for line in lines if line and not line.startswith("#")] == [wanted]
+def test_uvicorn_is_shipped_with_the_function_from_a_lock_in_pyprojects_range():
+    assert check_lock(CHAT_STREAM) == []
+    assert {"uvicorn", "click"} <= set(read_lock(FUNCTION.code_uri / "requirements.txt"))
 
 
 def _free_port() -> int:
