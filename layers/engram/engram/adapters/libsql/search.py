@@ -78,17 +78,18 @@ class SearchRepository:
         standing_limit: int,
     ) -> RankingRows:
         """``get_many``, ``recent`` and ``standing`` read together: one round trip to a
-        server instead of three."""
+        server instead of three. From a local file the recent rows, which only a short
+        ranking looks at, are read when looked at (a statement saved, ~0.3-0.6 ms)."""
         owner_clause, params = owner_sql(who)
         live_sql, extra = live(now_ms)
         base = f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
-        statements: list[tuple[str, list[Any]]] = [
-            standing_sql(who, now_ms, cutoff_ms, standing_limit),
-            (
-                base + " AND m.updated_at >= ? ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
-                [*params, *extra, cutoff_ms, recent_limit],
-            ),
-        ]
+        recent_sql = (
+            base + " AND m.updated_at >= ? ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
+            [*params, *extra, cutoff_ms, recent_limit],
+        )
+        statements = [standing_sql(who, now_ms, cutoff_ms, standing_limit)]
+        if self.db.is_remote:
+            statements.append(recent_sql)
         if ids:
             by_id, id_params = owner_sql(who, indexed=False)
             marks = ",".join("?" for _ in ids)
@@ -100,10 +101,13 @@ class SearchRepository:
                 )
             )
         results = self.db.query_batch(statements)
-        memories = [row_to_memory(r) for r in results[2]] if ids else []
+        memories = [row_to_memory(r) for r in results[-1]] if ids else []
+        recent = LazyMemories(
+            results[1] if self.db.is_remote else lambda: self.db.query(*recent_sql)
+        )
         return RankingRows(
             memories=memories,
-            recent=LazyMemories(results[1]),
+            recent=recent,
             standing=[row_to_memory(r) for r in results[0]],
         )
 
@@ -132,26 +136,26 @@ class SearchRepository:
 
     def _document_frequencies(self, stems: set[str]) -> tuple[dict[str, int], int]:
         """Document frequencies of ``stems`` and the row count bound (max(seq)), both
-        cached like the frequencies (read together when either is missing: one round
-        trip to a server)."""
+        cached; what the cache lacks is read together (one round trip to a server)."""
         with self._doc_freq_lock:
             known = {s: self._doc_freq[s] for s in stems if s in self._doc_freq}
             rows = self._doc_freq.get(_ROWS)
         missing = sorted(stems - known.keys())
         if missing or rows is None:
-            marks = ",".join("?" for _ in missing)
-            statements: list[tuple[str, list[Any]]] = [
-                ("SELECT coalesce(max(seq), 0) AS n FROM memories", [])
-            ]
+            # Only what the cache lacks: a new word alone does not re-read the bound.
+            statements: list[tuple[str, list[Any]]] = []
+            if rows is None:
+                statements.append(("SELECT coalesce(max(seq), 0) AS n FROM memories", []))
             if missing:
+                marks = ",".join("?" for _ in missing)
                 statements.append(
                     (f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})", missing)
                 )
             results = self.db.query_batch(statements)
-            rows = int(results[0][0]["n"])
-            found = {r["term"]: int(r["doc"]) for r in results[1]} if missing else {}
+            found = {r["term"]: int(r["doc"]) for r in results[-1]} if missing else {}
             with self._doc_freq_lock:
-                self._doc_freq[_ROWS] = rows
+                if rows is None:  # written only when read, so that it expires like a term
+                    rows = self._doc_freq[_ROWS] = int(results[0][0]["n"])
                 for stem in missing:
                     known[stem] = self._doc_freq[stem] = found.get(stem, 0)
         return known, rows
