@@ -136,26 +136,26 @@ class SearchRepository:
 
     def _document_frequencies(self, stems: set[str]) -> tuple[dict[str, int], int]:
         """Document frequencies of ``stems`` and the row count bound (max(seq)), both
-        cached; what the cache lacks is read together (one round trip to a server)."""
+        cached like the frequencies (read together when either is missing: one round
+        trip to a server)."""
         with self._doc_freq_lock:
             known = {s: self._doc_freq[s] for s in stems if s in self._doc_freq}
             rows = self._doc_freq.get(_ROWS)
         missing = sorted(stems - known.keys())
         if missing or rows is None:
-            # Only what the cache lacks: a new word alone does not re-read the bound.
-            statements: list[tuple[str, list[Any]]] = []
-            if rows is None:
-                statements.append(("SELECT coalesce(max(seq), 0) AS n FROM memories", []))
+            marks = ",".join("?" for _ in missing)
+            statements: list[tuple[str, list[Any]]] = [
+                ("SELECT coalesce(max(seq), 0) AS n FROM memories", [])
+            ]
             if missing:
-                marks = ",".join("?" for _ in missing)
                 statements.append(
                     (f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})", missing)
                 )
             results = self.db.query_batch(statements)
-            found = {r["term"]: int(r["doc"]) for r in results[-1]} if missing else {}
+            rows = int(results[0][0]["n"])
+            found = {r["term"]: int(r["doc"]) for r in results[1]} if missing else {}
             with self._doc_freq_lock:
-                if rows is None:  # written only when read, so that it expires like a term
-                    rows = self._doc_freq[_ROWS] = int(results[0][0]["n"])
+                self._doc_freq[_ROWS] = rows
                 for stem in missing:
                     known[stem] = self._doc_freq[stem] = found.get(stem, 0)
         return known, rows
