@@ -159,3 +159,5 @@ def test_trusted_models_are_what_model_construct_makes():
     assert retrieved.model_dump_json() == RetrievedMemory.model_construct(**wider).model_dump_json()
     partial = trusted(RetrievedMemory, dict(values))  # no score: model_construct's defaults
     assert partial == RetrievedMemory.model_construct(**values)
+    shuffled = trusted(Memory, dict(reversed(values.items())))  # the declared order kept
+    assert shuffled.model_dump_json() == expected.model_dump_json()
