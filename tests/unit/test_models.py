@@ -125,3 +125,39 @@ def test_settings_update_refuses_unknown_fields_and_wrong_types():
     assert RetrievalRequest.model_validate({"relevanceFloor": 1}).relevance_floor == 1.0
     with pytest.raises(ValidationError):
         MemorySettingsUpdate.model_validate({"vectorStore": "pinecone"})
+
+
+def test_trusted_models_are_what_model_construct_makes():
+    """The fast path for rows read back builds the model ``model_construct`` builds:
+    equal, same fields set, same JSON; values it cannot take go the general way."""
+    from datetime import UTC, datetime
+
+    from engram.models import Memory, MemoryType, RetrievedMemory
+    from engram.models.trusted import trusted
+
+    now = datetime(2026, 1, 2, tzinfo=UTC)
+    values = {
+        "id": "m1",
+        "api_key_id": "k1",
+        "session_id": None,
+        "type": MemoryType("semantic"),
+        "key": "fact:a",
+        "content": "likes tea",
+        "metadata": {"subject": "drink"},
+        "created_at": now,
+        "updated_at": now,
+        "expires_at": None,
+    }
+    memory = trusted(Memory, dict(values))
+    expected = Memory.model_construct(**values)
+    assert memory == expected
+    assert memory.model_fields_set == expected.model_fields_set
+    assert memory.model_dump_json() == expected.model_dump_json()
+    wider = {**values, "score": 1.0, "tier": "hybrid", "tokens": 3}
+    wider |= {"fts_score": None, "vec_score": 0.5, "keyword_coverage": 1.0}
+    retrieved = trusted(RetrievedMemory, dict(wider))
+    assert retrieved.model_dump_json() == RetrievedMemory.model_construct(**wider).model_dump_json()
+    partial = trusted(RetrievedMemory, dict(values))  # no score: model_construct's defaults
+    assert partial == RetrievedMemory.model_construct(**values)
+    shuffled = trusted(Memory, dict(reversed(values.items())))  # the declared order kept
+    assert shuffled.model_dump_json() == expected.model_dump_json()

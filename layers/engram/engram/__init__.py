@@ -5,6 +5,7 @@ glue in ``shared/`` adapt it to Lambda and FastAPI. The use cases depend on
 ``engram.ports``; ``engram.wiring`` is the one place that picks the adapters.
 """
 
+from . import _blas  # noqa: F401  (first: before anything loads numpy)
 from .config import Config, load_config
 from .engine import Engine
 from .errors import (

@@ -35,6 +35,7 @@ from .models import (
     owner_filter,
 )
 from .models.retrieval import Tier
+from .models.trusted import trusted
 from .ports import DenseScores, RankingRows, Reranker, RetrievalStats, SearchIndex
 from .settings import SettingsStore
 from .terms import coverage, proper_names, query_terms, subject_words
@@ -440,12 +441,15 @@ def _fit_budget(
 
 def _public(candidate: _Candidate, tokens: int) -> RetrievedMemory:
     # The memory was validated when it was read; constructing skips re-validating it.
-    return RetrievedMemory.model_construct(
-        **dict(candidate.memory),
-        score=candidate.score,
-        tier=candidate.tier,
-        tokens=tokens,
-        fts_score=candidate.fts_score,
-        vec_score=candidate.vec_score,
-        keyword_coverage=candidate.coverage,
+    return trusted(
+        RetrievedMemory,
+        {
+            **candidate.memory.__dict__,
+            "score": candidate.score,
+            "tier": candidate.tier,
+            "tokens": tokens,
+            "fts_score": candidate.fts_score,
+            "vec_score": candidate.vec_score,
+            "keyword_coverage": candidate.coverage,
+        },
     )

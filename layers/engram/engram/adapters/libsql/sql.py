@@ -5,11 +5,12 @@ and nowhere else."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 from ...models import Memory, MemoryType, OwnerFilter
 from ...models.common import from_millis
+from ...models.trusted import trusted
 from .database import Row
 
 __all__ = [
@@ -68,31 +69,40 @@ def live(now_ms: int, alias: str = "m") -> tuple[str, list[Any]]:
 def row_to_memory(row: Row) -> Memory:
     # Rows were validated on the way in (models, CHECK constraints): constructing skips
     # re-validating them on every read, which retrieval does for each candidate.
-    return Memory.model_construct(
-        id=row["id"],
-        api_key_id=row["api_key_id"],
-        session_id=row["session_id"],
-        type=MemoryType(row["type"]),
-        key=row["key"],
-        content=row["content"],
-        metadata=json.loads(row["metadata"]),
-        created_at=from_millis(row["created_at"]),
-        updated_at=from_millis(row["updated_at"]),
-        expires_at=None if row["expires_at"] is None else from_millis(row["expires_at"]),
+    return trusted(
+        Memory,
+        {
+            "id": row["id"],
+            "api_key_id": row["api_key_id"],
+            "session_id": row["session_id"],
+            "type": MemoryType(row["type"]),
+            "key": row["key"],
+            "content": row["content"],
+            "metadata": json.loads(row["metadata"]),
+            "created_at": from_millis(row["created_at"]),
+            "updated_at": from_millis(row["updated_at"]),
+            "expires_at": None if row["expires_at"] is None else from_millis(row["expires_at"]),
+        },
     )
 
 
 class LazyMemories(Sequence[Memory]):
     """Rows made memories on first use: read-ahead that most rankings never look at
-    costs its conversion only when one does."""
+    costs its conversion only when one does. Given a reader instead of rows, the
+    statement itself waits for first use (a local file has no round trip to save)."""
 
-    def __init__(self, rows: list[Row]) -> None:
+    def __init__(self, rows: list[Row] | Callable[[], list[Row]]) -> None:
         self._rows = rows
         self._memories: list[Memory] | None = None
 
+    def _read(self) -> list[Row]:
+        if callable(self._rows):
+            self._rows = self._rows()
+        return self._rows
+
     def _all(self) -> list[Memory]:
         if self._memories is None:
-            self._memories = [row_to_memory(r) for r in self._rows]
+            self._memories = [row_to_memory(r) for r in self._read()]
         return self._memories
 
     @overload
@@ -105,7 +115,7 @@ class LazyMemories(Sequence[Memory]):
         return self._all()[index]
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._read())
 
 
 def dumps(value: dict[str, Any]) -> str:
