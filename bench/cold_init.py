@@ -17,10 +17,8 @@ pyenv's, or ``ENGRAM_PYTHON312``; builds take about a minute).
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from shared.devtools.layer_build import (  # noqa: E402 - the repo root, added above
     build_layers,
+    cold_start,
     lay_out,
     python312,
     runtime_packages,
@@ -46,22 +45,9 @@ def start(
     python: str, opt: Path, runtime: Path, code_uri: Path, module: str
 ) -> tuple[float, float]:
     """(handler import seconds, whole process seconds) of one cold start."""
-    env = {
-        "PATH": os.environ["PATH"],
-        "PYTHONPATH": os.pathsep.join([str(code_uri), str(opt / "python"), str(runtime)]),
-        "ENGRAM_DB_URL": f"file:{opt.parent / 'engram.db'}",
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        "AWS_LAMBDA_FUNCTION_NAME": "ColdInit",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
     began = time.perf_counter()
-    out = subprocess.run(  # a 3.12 interpreter, our own one-liner
-        [python, "-S", "-s", "-B", "-c", CODE.format(module=module)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = cold_start(python, opt, runtime, code_uri, CODE.format(module=module))
+    out.check_returncode()
     return float(out.stdout.strip().splitlines()[-1]), time.perf_counter() - began
 
 

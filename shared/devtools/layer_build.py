@@ -19,7 +19,14 @@ from pathlib import Path
 
 from .lambda_local import build_layer
 
-__all__ = ["build_function", "build_layers", "lay_out", "python312", "runtime_packages"]
+__all__ = [
+    "build_function",
+    "build_layers",
+    "cold_start",
+    "lay_out",
+    "python312",
+    "runtime_packages",
+]
 
 
 def python312() -> str | None:
@@ -82,3 +89,28 @@ def runtime_packages(into: Path, python: str) -> Path:
         check=True,
     )
     return into
+
+
+def cold_start(
+    python: str, opt: Path, runtime: Path, code_uri: Path, code: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh process as a cold Lambda instance runs it: the function's
+    folder, ``/opt/python``, the runtime's own packages; no site packages; ``-B`` because
+    ``/opt`` is read-only there. ``env`` adds to a minimal Lambda-like environment."""
+    environment = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": os.pathsep.join([str(code_uri), str(opt / "python"), str(runtime)]),
+        "ENGRAM_DB_URL": f"file:{opt.parent / 'engram.db'}",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "AWS_LAMBDA_FUNCTION_NAME": "ColdStart",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        **env,
+    }
+    return subprocess.run(  # noqa: S603 - a 3.12 interpreter, the caller's own code
+        [python, "-S", "-s", "-B", "-c", code],
+        cwd=opt.parent,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from shared.devtools.layer_build import (
     build_function,
     build_layers,
+    cold_start,
     lay_out,
     python312,
     runtime_packages,
@@ -73,26 +73,9 @@ def _size(path: Path) -> int:
 
 
 def _run(opt: Path, code_uri: Path, code: str) -> subprocess.CompletedProcess[str]:
-    """Python as Lambda starts it: the function's folder, /opt/python, the runtime's own
-    packages; no site packages; -B because /opt is read-only there."""
     runtime = opt.parent / "runtime"
-    env = {
-        "PATH": os.environ["PATH"],
-        "PYTHONPATH": os.pathsep.join([str(code_uri), str(opt / "python"), str(runtime)]),
-        "ENGRAM_DB_URL": f"file:{opt.parent / 'engram.db'}",
-        "ENGRAM_ADMIN_TOKEN": "test-admin-token",
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        "AWS_LAMBDA_FUNCTION_NAME": "LayerCheck",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
-    return subprocess.run(
-        [PYTHON, "-S", "-s", "-B", "-c", code],  # type: ignore[list-item]
-        cwd=opt.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    token = {"ENGRAM_ADMIN_TOKEN": "test-admin-token"}  # the events' token
+    return cold_start(PYTHON, opt, runtime, code_uri, code, **token)  # type: ignore[arg-type]
 
 
 @needs_312
