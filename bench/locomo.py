@@ -85,9 +85,22 @@ def load(path: Path) -> list[dict[str, Any]]:
     return conversations
 
 
-def memories(conv: dict[str, Any], start_ms: int, plain: bool = False) -> Iterator[dict[str, Any]]:
+def said_at_ms(turn: dict[str, Any]) -> int:
+    """When the turn's session took place ("1:56 pm on 8 May, 2023"), in UTC milliseconds."""
+    from datetime import UTC, datetime
+
+    moment = datetime.strptime(turn["date"], "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def memories(
+    conv: dict[str, Any], start_ms: int, plain: bool = False, timed: bool = True
+) -> Iterator[dict[str, Any]]:
     for i, turn in enumerate(conv["turns"]):
         metadata = {"speaker": turn["speaker"], "date": turn["date"], "diaId": turn["dia"]}
+        # A plain import of a conversation dates each turn when it was said (createdAt, a
+        # field of every memory, not metadata); one millisecond apart keeps dialogue order.
+        at = said_at_ms(turn) + i if plain and timed else start_ms + i
         yield {
             "apiKeyId": f"locomo-{conv['id']}",
             # An opaque key: the key is searchable text, and "D1:3" would match any "3".
@@ -96,8 +109,7 @@ def memories(conv: dict[str, Any], start_ms: int, plain: bool = False) -> Iterat
             "content": f"{turn['speaker']}: {turn['text']}" if plain else turn["text"],
             # (diaId is only how the benchmark scores; retrieval never reads it)
             "metadata": {"diaId": turn["dia"]} if plain else metadata,
-            # one millisecond apart: creation order is dialogue order
-            "createdAt": _iso(start_ms + i),
+            "createdAt": _iso(at),
         }
 
 
@@ -109,18 +121,40 @@ def _iso(ms: int) -> str:
 
 class InProcess:
     def __init__(self) -> None:
+        from datetime import datetime
+
         from engram import Config, open_engine
 
         self._tmp = tempfile.TemporaryDirectory()
+        # Turns dated when they were said are questioned right after their conversation
+        # (the engine's clock), as through the proxy; otherwise the clock is the real one.
+        self.now: datetime | None = None
+        self.ended: dict[str, datetime] = {}
         self.engine = open_engine(
             Config(db_url=f"file:{self._tmp.name}/locomo.db", data_dir=self._tmp.name),
+            clock=self._clock,
             jobs="manual",  # vectors come from reindex below, as the embedding worker would
         )
 
+    def _clock(self) -> Any:
+        from datetime import UTC, datetime
+
+        return self.now or datetime.now(UTC)
+
     def ingest(self, items: list[dict[str, Any]]) -> None:
+        from datetime import timedelta
+
         from engram.models import MemoryImport
 
-        self.engine.memories.upsert_many([MemoryImport.model_validate(i) for i in items])
+        imported = [MemoryImport.model_validate(i) for i in items]
+        last = max(i.created_at for i in imported if i.created_at)
+        if last < self._clock() - timedelta(days=30):  # an old conversation, dated
+            from engram import MemorySettingsUpdate
+
+            # LoCoMo's sessions span months: as through the proxy, a year's retention.
+            self.engine.settings.update(MemorySettingsUpdate(retention_days=365))
+            self.ended[imported[0].api_key_id] = last + timedelta(seconds=1)
+        self.engine.memories.upsert_many(imported)
 
     def configure(self, settings: dict[str, Any]) -> None:
         from engram import MemorySettingsUpdate
@@ -145,6 +179,7 @@ class InProcess:
     def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
         from engram.models import RetrievalRequest
 
+        self.now = self.ended.get(owner)
         request = RetrievalRequest(query=query, strategy=strategy, limit=20, max_tokens=16000)
         result = self.engine.retrieval.preview(owner, request)
         return [r.metadata["diaId"] for r in result.results], result.resolution.reason
@@ -341,6 +376,11 @@ def main() -> None:
         "--plain", action="store_true", help='turns as "Speaker: text", no metadata'
     )
     parser.add_argument(
+        "--undated",
+        action="store_true",
+        help="with --plain: every turn created at import time, not when it was said",
+    )
+    parser.add_argument(
         "--via-proxy",
         action="store_true",
         help="play each conversation through the chat proxy (storeConversation on)",
@@ -370,7 +410,7 @@ def main() -> None:
         if args.via_proxy:
             target.play(conv)
         else:
-            target.ingest(list(memories(conv, base + i * 10_000, args.plain)))
+            target.ingest(list(memories(conv, base + i * 10_000, args.plain, not args.undated)))
     rate = turns / (time.perf_counter() - started)
     scored = sum(q["cat"] in CATEGORIES for c in conversations for q in c["questions"])
     every = sum(len(c["questions"]) for c in conversations)
