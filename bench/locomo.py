@@ -36,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 20)
+DEPTH = (
+    50  # memories asked per question: S@5 needs 5 distinct sessions, which 20 turns may not span
+)
 # (label, settings) for each embedder; "none" is the keyword tier alone.
 EMBEDDERS = {
     "none": {"staticEnabled": False, "transformersEnabled": False, "embeddingSource": "auto"},
@@ -180,7 +183,9 @@ class InProcess:
         from engram.models import RetrievalRequest
 
         self.now = self.ended.get(owner)
-        request = RetrievalRequest(query=query, strategy=strategy, limit=20, max_tokens=16000)
+        request = RetrievalRequest(
+            query=query, strategy=strategy, limit=DEPTH, max_tokens=DEPTH * 800
+        )
         result = self.engine.retrieval.preview(owner, request)
         return [r.metadata["diaId"] for r in result.results], result.resolution.reason
 
@@ -284,7 +289,9 @@ class ViaProxy(InProcess):
 
         key = self.keys[owner]
         self.now = self.ended[key]
-        request = RetrievalRequest(query=query, strategy=strategy, limit=20, max_tokens=16000)
+        request = RetrievalRequest(
+            query=query, strategy=strategy, limit=DEPTH, max_tokens=DEPTH * 800
+        )
         result = self.engine.retrieval.preview(key, request)
         texts = self.dia_of[key]
         dias = [texts.get(" ".join(r.content.split()), "fact:" + r.id) for r in result.results]
@@ -323,8 +330,8 @@ class OverHttp:
             "apiKeyId": owner,
             "query": query,
             "strategy": strategy,
-            "limit": 20,
-            "maxTokens": 16000,
+            "limit": DEPTH,
+            "maxTokens": DEPTH * 800,
         }
         data = self.http.post("/api/memory/retrieve-preview", json=body).json()
         return [r["metadata"]["diaId"] for r in data["results"]], data["resolution"]["reason"]
