@@ -8,24 +8,23 @@ request that needs it, so importing a handler stays cheap.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 from pydantic import BaseModel
 
 from engram import Config, Engine, build_engine
 from engram.models import MemoryImport
 
-from ..observability import logger
 from ..secrets import load_runtime_config
-from .errors import install_error_handlers, internal_error
+from .access import AccessLog
+from .errors import install_error_handlers
 from .limits import BodyLimits
 from .routers import ORDER, load
 
-__all__ = ["create_app"]
+__all__ = ["Lazy", "create_app"]
 
 
 def _version() -> str:
@@ -38,19 +37,25 @@ def _version() -> str:
 T = TypeVar("T")
 
 
-def _lazy(factory: Callable[[], T]) -> Callable[[], T]:
-    """Build on first use, once; a factory that raises is tried again next time."""
-    lock = threading.Lock()
-    built: list[T] = []
+class Lazy(Generic[T]):
+    """Built on first use, once; a factory that raises is tried again next time."""
 
-    def get() -> T:
-        if not built:
-            with lock:
-                if not built:
-                    built.append(factory())
-        return built[0]
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self._factory = factory
+        self._lock = threading.Lock()
+        self._built: list[T] = []
 
-    return get
+    @property
+    def ready(self) -> bool:
+        """Built already: calling returns at once, without blocking."""
+        return bool(self._built)
+
+    def __call__(self) -> T:
+        if not self._built:
+            with self._lock:
+                if not self._built:
+                    self._built.append(self._factory())
+        return self._built[0]
 
 
 def create_app(
@@ -73,30 +78,10 @@ def create_app(
         description="A persistent memory layer for OpenAI-compatible chat applications.",
     )
     app.state.config = config
-    app.state.engine = _lazy(engine if engine is not None else lambda: build_engine(config))
+    app.state.engine = Lazy(engine if engine is not None else lambda: build_engine(config))
     install_error_handlers(app)
 
-    @app.middleware("http")
-    async def access_log(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        started = time.perf_counter()
-        try:
-            response = await call_next(request)
-        except Exception as exc:  # a bug: answered here, logged without its message
-            response = internal_error(request.url.path, exc)
-        # Method, route and status only: never bodies, queries or headers (secrets, memories).
-        logger.info(
-            "request",
-            extra={
-                "method": request.method,
-                "path": request.url.path,
-                "status": response.status_code,
-                "ms": round((time.perf_counter() - started) * 1000, 2),
-            },
-        )
-        return response
-
+    app.add_middleware(AccessLog)
     # Outermost: bodies are bounded before routing, authentication or parsing.
     app.add_middleware(
         BodyLimits,

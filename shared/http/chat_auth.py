@@ -14,6 +14,7 @@ from typing import Annotated
 from cachetools import TTLCache
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from engram import AuthenticationError
 from engram.models import ApiKey
@@ -42,10 +43,12 @@ def forget_key(key_id: str) -> None:
             del _cache[fingerprint]
 
 
-def require_api_key(
+async def require_api_key(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> ApiKey:
+    # A coroutine: a cached key is answered on the event loop; storage is read in the
+    # thread pool.
     secret = credentials.credentials if credentials else ""
     if not secret:
         raise AuthenticationError("missing API key: send 'Authorization: Bearer <key>'")
@@ -54,7 +57,8 @@ def require_api_key(
         cached = _cache.get(fingerprint)
     if cached is not None:
         return cached
-    key = get_engine(request).keys.authenticate(secret)
+    engine = await get_engine(request)
+    key = await run_in_threadpool(engine.keys.authenticate, secret)
     if key is None:
         raise AuthenticationError("invalid or revoked API key")
     with _lock:

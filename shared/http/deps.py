@@ -6,10 +6,11 @@ Routes take these as ``Annotated`` aliases and never read ``app.state`` themselv
 from __future__ import annotations
 
 import hmac
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from engram import AuthenticationError, Config, Engine
 
@@ -22,17 +23,27 @@ _bearer = HTTPBearer(
 )
 
 
-def get_engine(request: Request) -> Engine:
-    engine: Engine = request.app.state.engine()
+# The dependencies are coroutines: FastAPI runs a plain function in its thread pool, a
+# hop per dependency per request, for what is here an attribute read or a comparison.
+
+
+async def get_engine(request: Request) -> Engine:
+    """The app's engine; the first request builds it, off the event loop."""
+    engine: Engine = await ready(request.app.state.engine)
     return engine
 
 
-def get_config(request: Request) -> Config:
+async def ready(lazy: Any) -> Any:
+    """What ``lazy`` (an ``app.Lazy``) builds: at once when built, else in the thread pool."""
+    return lazy() if lazy.ready else await run_in_threadpool(lazy)
+
+
+async def get_config(request: Request) -> Config:
     config: Config = request.app.state.config
     return config
 
 
-def require_admin(
+async def require_admin(
     config: Annotated[Config, Depends(get_config)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:

@@ -46,7 +46,7 @@ def _header(schema: dict[str, Any]) -> WithJsonSchema:
 router = APIRouter(tags=["chat"], responses={**errors(401, 502, 503, 504), **_UPSTREAM})
 
 
-def chat_options(
+async def chat_options(
     x_engram_session_id: Annotated[
         SessionId | None, Header(description="Memories are stored under this session")
     ] = None,
