@@ -124,6 +124,27 @@ def _usable_name(message: Mapping[str, Any]) -> str | None:
     return name if 0 < len(name) <= 64 else None
 
 
+# At most this many opening messages of the assistant are stored with a first exchange.
+MAX_OPENING_TURNS = 3
+_SIDES = ("user", "assistant")
+
+
+def _opening(body: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """The assistant's messages that open the conversation (a greeting, a persona's first
+    words, the other side speaking first) when this request holds its first user message:
+    no answer through the proxy ever carried them. Later requests repeat them in their
+    history, but those hold an earlier user message, so the opening is taken once."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return []
+    spoken = [m for m in messages if isinstance(m, dict) and m.get("role") in _SIDES]
+    roles = [m.get("role") for m in spoken]
+    if roles.count("user") != 1:
+        return []
+    opening = [(_text_of(m.get("content")), _usable_name(m)) for m in spoken[: roles.index("user")]]
+    return [(text, name) for text, name in opening if text.strip()][-MAX_OPENING_TURNS:]
+
+
 def _assistant_name(body: Mapping[str, Any]) -> str | None:
     """The name the client gives the assistant: the ``name`` of its latest message in the
     history that has one (a persona, the other side of a conversation), else None."""
@@ -252,6 +273,7 @@ class ChatService:
                     options.session_id,
                     conversation=prepared.conversation,
                     at=started_at,
+                    read_answer=prepared.read_answer,
                 )
                 if job is not None:
                     await asyncio.to_thread(self.queue.send, job)
@@ -395,17 +417,24 @@ class ChatService:
         *,
         conversation: bool = False,
         at: datetime | None = None,
+        read_answer: bool | None = None,
     ) -> ExtractionJob | None:
         """The job for one finished exchange, or None when there is nothing to read.
 
         Its text is redacted here, before it is queued: a secret pasted into a chat
         never reaches the queue, let alone storage. ``answer`` is "" unless the
-        settings read the assistant's words too.
+        settings read the assistant's words too (``read_answer`` says whether they do;
+        by default, whether there is an answer).
         """
         said, name = _last_user(body)
+        # With the assistant's words read and the turns stored, the assistant's opening
+        # messages are turns of the conversation too.
+        reads_assistant = bool(answer) if read_answer is None else read_answer
+        opening = _opening(body) if conversation and reads_assistant else []
         turns = [
             JobTurn(role=role, text=redact(newest(text)), name=who)
             for role, text, who in (
+                *(("assistant", text, who) for text, who in opening),
                 ("user", said, name),
                 ("assistant", answer, _assistant_name(body)),
             )

@@ -28,7 +28,9 @@ class JobTurn(ApiModel):
 
 class ExtractionJob(ApiModel):
     """Extract facts from one finished chat exchange (the user's last message, and the
-    answer when the settings extract from both). Its text is redacted before queuing."""
+    answer when the settings extract from both; with conversation memory too, the
+    assistant's messages that opened the conversation, on its first exchange). Its text
+    is redacted before queuing."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -135,6 +135,40 @@ def test_the_answer_is_said_by_the_name_the_client_gives_the_assistant(chat, eng
     assert "Melanie (the assistant) said on" in system
 
 
+def test_the_assistants_opening_is_stored_once_with_the_first_exchange(chat, engine, key, stub):
+    """A conversation the assistant opens (a greeting, a persona, the other side speaking
+    first): no answer through the proxy carried those words, so the first exchange stores
+    them; later requests repeat them in their history and store them again never."""
+    engine.settings.update(MemorySettingsUpdate(extract_from="both"))
+    greeting = {"role": "assistant", "content": "Welcome back! How was Lisbon?", "name": "Mel"}
+    blank = {"role": "assistant", "content": "  "}
+    first = {"role": "user", "content": SAID, "name": "Caroline"}
+    system = {"role": "system", "content": "You are Mel, a travel buddy."}
+    messages = [system, greeting, blank, first]
+    chat.post("/v1/chat/completions", json={"model": "gpt-4o", "messages": messages})
+    reply = {"role": "assistant", "content": stub.reply}
+    later = [*messages, reply, {"role": "user", "content": "And the brakes cost 40 euros."}]
+    chat.post("/v1/chat/completions", json={"model": "gpt-4o", "messages": later})
+    engine.queues.extraction.drain()
+    stored = sorted(turns(engine, key.id), key=lambda t: (t.created_at, t.content))
+    said = [(t.metadata["role"], t.metadata["speaker"], t.content) for t in stored]
+    assert said.count(("assistant", "Mel", greeting["content"])) == 1
+    assert ("user", "Caroline", SAID) in said
+    assert len(said) == 5  # the greeting, then each request's user turn and answer
+    # Stored in the order said: the opening before the user's first message.
+    contents = [t.content for t in turns(engine, key.id)]  # newest first
+    assert contents.index(greeting["content"]) > contents.index(SAID)
+
+
+def test_the_opening_is_not_stored_without_the_assistants_words(chat, engine, key):
+    """extractFrom "user": the assistant's words are never memory, its opening included."""
+    greeting = {"role": "assistant", "content": "Welcome back! How was Lisbon?"}
+    body = {"model": "gpt-4o", "messages": [greeting, {"role": "user", "content": SAID}]}
+    chat.post("/v1/chat/completions", json=body)
+    engine.queues.extraction.drain()
+    assert [t.content for t in turns(engine, key.id)] == [SAID]
+
+
 def test_secrets_in_turns_are_redacted_before_storage(chat, engine, key):
     say(chat, "my github token is ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 keep it safe")
     engine.queues.extraction.drain()
