@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .models import MAX_CONTENT_CHARS, ExtractionJob, MemoryCreate, MemoryType
 
-__all__ = ["TURN_KIND", "turn_memories"]
+__all__ = ["TURN_KIND", "turn_key", "turn_memories"]
 
 TURN_KIND = "turn"
 _MORE = " …"
@@ -27,6 +27,14 @@ def _clip(text: str) -> str:
     return (cut[:space] if space > MAX_CONTENT_CHARS // 2 else cut) + _MORE
 
 
+def turn_key(job: ExtractionJob, index: int) -> str | None:
+    """The key of the memory the job's ``index``-th turn is stored as, if it is stored:
+    the facts learnt from a turn name it (``metadata.turn``)."""
+    if not job.conversation or index >= len(job.turns) or not _clip(job.turns[index].text):
+        return None
+    return f"{TURN_KIND}:{job.request_id}:{index}"
+
+
 def turn_memories(job: ExtractionJob) -> list[MemoryCreate]:
     """The memories of the job's turns (none unless the job asks for them)."""
     if not job.conversation:
@@ -34,7 +42,8 @@ def turn_memories(job: ExtractionJob) -> list[MemoryCreate]:
     items = []
     for index, turn in enumerate(job.turns):
         text = _clip(turn.text)
-        if not text:
+        key = turn_key(job, index)
+        if key is None:
             continue
         metadata: dict[str, object] = {
             "kind": TURN_KIND,
@@ -45,7 +54,7 @@ def turn_memories(job: ExtractionJob) -> list[MemoryCreate]:
             MemoryCreate(
                 api_key_id=job.api_key_id,
                 session_id=job.session_id,
-                key=f"{TURN_KIND}:{job.request_id}:{index}",
+                key=key,
                 type=MemoryType.EPISODIC,
                 content=text,
                 metadata=metadata,

@@ -57,7 +57,11 @@ def learn(
     source: str,
     extracted_at: datetime,
     now_ms: int,
+    said_in: str | None = None,
 ) -> Learned:
+    """Apply ``extraction`` to what ``owner`` remembers. ``said_in``: the key of the
+    stored turn the facts were said in (conversation memory), kept as ``metadata.turn``
+    so retrieval does not inject a fact beside the very turn that says it."""
     learned = Learned()
     for fact, retractions in _collapse(extraction).steps:
         retractions = [r for r in retractions if not r.implicit] + _resolve_implicit(
@@ -77,7 +81,7 @@ def learn(
                 type=fact.type,
                 key=key,
                 content=fact.content,
-                metadata=fact.metadata(extracted_at),
+                metadata=fact.metadata(extracted_at) | ({"turn": said_in} if said_in else {}),
             )
             outcome = store.upsert(item, key, now_ms, supersede=True)
             learned.outcomes.append(outcome)

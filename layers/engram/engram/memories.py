@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from .conversation import turn_memories
+from .conversation import turn_key, turn_memories
 from .errors import EngramError, InvalidInputError
 from .extraction import extract
 from .health import FailureLog
@@ -274,13 +274,13 @@ class MemoryService:
                 return ExtractionOutcome(
                     request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
                 )
-            turns = [(t.role, t.text) for t in job.turns]
+            turns = [(t.role, t.text, turn_key(job, i)) for i, t in enumerate(job.turns)]
             if job.text:
-                turns.append(("user", job.text))
+                turns.append(("user", job.text, None))
             outcomes: list[UpsertOutcome] = []
             retired = Removed()
-            for role, text in turns:
-                learned = self._learn(job.api_key_id, text, job.session_id, role)
+            for role, text, said_in in turns:
+                learned = self._learn(job.api_key_id, text, job.session_id, role, said_in)
                 outcomes += learned.outcomes
                 retired += learned.retired
             # The turns themselves, as said at the chat's time (retention counts from it).
@@ -309,7 +309,9 @@ class MemoryService:
         self._announce(learned.retired)
         return learned.outcomes
 
-    def _learn(self, owner: str, text: str, session_id: str | None, role: str) -> Learned:
+    def _learn(
+        self, owner: str, text: str, session_id: str | None, role: str, said_in: str | None = None
+    ) -> Learned:
         now = self.now_ms()
         return learn(
             self.store,
@@ -320,6 +322,7 @@ class MemoryService:
             source=role,
             extracted_at=from_millis(now),
             now_ms=now,
+            said_in=said_in,
         )
 
 

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from .conversation import TURN_KIND
 from .errors import EngramError, StorageError
 from .fusion import named_speakers, partial_weighted, rrf, strip_names, weighted
 from .health import FailureLog
@@ -148,6 +149,7 @@ class Retriever:
         if strategy is not Strategy.EXACT and request.query.strip():
             self._rerank(request.query, outcome)
             self._floor(request, settings, outcome, who)
+        _said_once(outcome, request.limit)
         if strategy is not Strategy.EXACT:
             self._standing(who, now, cutoff, outcome)
         results, used = _fit_budget(outcome.ranked, budget, request.limit)
@@ -416,6 +418,25 @@ def _searchable(memory: Memory) -> str:
     """A memory's words as keyword search sees them, with the kind of thing it is about
     ("use Django" is about a backend framework)."""
     return f"{memory.key} {memory.content} {subject_words(memory.metadata.get('subject'))}"
+
+
+def _said_once(outcome: _Outcome, limit: int) -> None:
+    """A fact beside the stored turn it was learnt from (``metadata.turn``) says the same
+    thing twice: the turn stays (the words as said, by whom, when), the fact gives its
+    place to the next memory. Only turns among the first ``limit`` count: a fact is never
+    dropped for a turn that would not be injected."""
+    shown = {
+        (c.memory.api_key_id, c.memory.key)
+        for c in outcome.ranked[:limit]
+        if c.memory.metadata.get("kind") == TURN_KIND
+    }
+    if shown:
+        outcome.ranked = [
+            c
+            for c in outcome.ranked
+            if c.memory.metadata.get("kind") == TURN_KIND
+            or (c.memory.api_key_id, c.memory.metadata.get("turn")) not in shown
+        ]
 
 
 def _fit_budget(

@@ -169,6 +169,24 @@ def test_the_opening_is_not_stored_without_the_assistants_words(chat, engine, ke
     assert [t.content for t in turns(engine, key.id)] == [SAID]
 
 
+def test_a_fact_names_its_turn_and_is_not_injected_beside_it(chat, engine, key, stub):
+    say(chat, "I prefer green tea over coffee in the morning.")
+    engine.queues.extraction.drain()
+    (said,) = turns(engine, key.id)
+    everything = engine.memories.list_page(MemoryQuery(api_key_id=key.id)).data
+    (fact,) = [m for m in everything if m.metadata.get("kind") != "turn"]
+    assert fact.metadata["turn"] == said.key  # learnt from that very turn
+    found = engine.retrieval.preview(key.id, RetrievalRequest(query="green tea", limit=5))
+    assert [r.id for r in found.results] == [said.id]  # said once, as said
+    # A fact from chats without conversation memory names no turn.
+    engine.settings.update(MemorySettingsUpdate(store_conversation=False))
+    say(chat, "I prefer Vim as my editor.")
+    engine.queues.extraction.drain()
+    everything = engine.memories.list_page(MemoryQuery(api_key_id=key.id)).data
+    vim = [m for m in everything if "Vim" in m.content or "vim" in m.key]
+    assert vim and all("turn" not in m.metadata for m in vim)
+
+
 def test_secrets_in_turns_are_redacted_before_storage(chat, engine, key):
     say(chat, "my github token is ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 keep it safe")
     engine.queues.extraction.drain()
