@@ -67,3 +67,12 @@ def test_facts_without_a_turn_and_turns_themselves_are_kept():
     outcome = ranked(turn("turn:r1:0"), memory("preference:tea"), turn("turn:r2:0"))
     _said_once(outcome, limit=5)
     assert keys(outcome) == ["turn:r1:0", "preference:tea", "turn:r2:0"]
+
+
+def test_a_turn_in_the_callers_own_metadata_may_be_any_json_value():
+    odd = [memory(f"fact:{i}") for i in range(3)]
+    for fact, value in zip(odd, (["turn:r1:0"], {"key": "turn:r1:0"}, 7), strict=True):
+        fact.metadata["turn"] = value
+    outcome = ranked(turn("turn:r1:0"), *odd)
+    _said_once(outcome, limit=5)
+    assert keys(outcome) == ["turn:r1:0", "fact:0", "fact:1", "fact:2"]

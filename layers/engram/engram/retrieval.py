@@ -431,12 +431,15 @@ def _said_once(outcome: _Outcome, limit: int) -> None:
         if c.memory.metadata.get("kind") == TURN_KIND
     }
     if shown:
-        outcome.ranked = [
-            c
-            for c in outcome.ranked
-            if c.memory.metadata.get("kind") == TURN_KIND
-            or (c.memory.api_key_id, c.memory.metadata.get("turn")) not in shown
-        ]
+        outcome.ranked = [c for c in outcome.ranked if not _beside_its_turn(c.memory, shown)]
+
+
+def _beside_its_turn(memory: Memory, shown: set[tuple[str, str]]) -> bool:
+    # metadata is the caller's too: "turn" may be any JSON value, a list or an object.
+    said_in = memory.metadata.get("turn")
+    if memory.metadata.get("kind") == TURN_KIND or not isinstance(said_in, str):
+        return False
+    return (memory.api_key_id, said_in) in shown
 
 
 def _fit_budget(
