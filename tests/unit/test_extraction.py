@@ -182,6 +182,17 @@ def test_metadata_records_category_time_and_source():
         "If you need anything, just ask.",
         "When you get here, call me.",
         "If you ever visit Lisbon, try the custard tarts.",
+        # Encouragement between people is no rule for the assistant's answers.
+        "Never give up!",
+        "Never give up on your dreams.",
+        "Never stop dreaming.",
+        "Always believe in yourself.",
+        "Always keep smiling!",
+        "Always follow your heart.",
+        "Always happy to share them with you!",
+        "Always staying filled with self-belief.",
+        "Whenever you need help, just let me know.",
+        "Whenever you feel down, call your sister.",
     ],
 )
 def test_conversation_is_no_standing_instruction(text):
@@ -197,6 +208,12 @@ def test_conversation_is_no_standing_instruction(text):
         ("Always be concise.", "always be concise"),
         ("Never proceed without asking me.", "never proceed without asking me"),
         ("If you are unsure, say so.", "if you are unsure, say so"),
+        ("Never commit directly to main.", "never commit directly to main"),
+        ("Always keep it brief.", "always keep it brief"),
+        ("Always ask before deleting files.", "always ask before deleting files"),
+        ("Always tell me when you are unsure.", "always tell me when you are unsure"),
+        ("Always double-check your math.", "always double-check your math"),
+        ("Never apologize.", "never apologize"),
         ("When you show SQL, use uppercase keywords.", "when you show SQL, use uppercase keywords"),
         (
             "Whenever you give me shell commands, make them POSIX-compatible.",

@@ -19,11 +19,25 @@ from .text import restore
 __all__ = ["STANDING", "read_instruction"]
 
 P = MemoryType.PROCEDURAL
+# "When you <do your work>, ..." is how the user wants the work done ("whenever you write
+# SQL, target SQLite"); "if you ever visit, let me know" or "if you need anything, ask"
+# is conversation. The condition has to be about the assistant's answers.
+_YOU_WORK = (
+    r"(?!\S*\s+ever\b)(?:write|writ|answer|respond|reply|explain|suggest|recommend|give|show|"
+    r"list|summari[sz]e|translate|cite|quote|mention|refer|use|generate|produce|draft|format|"
+    r"present|compare|calculate|convert|describe|provide|create|review|refactor|comment|"
+    r"document|talk|speak|code|search|look\s+up|research|output|print|return|outline|teach|"
+    r"correct|rewrite|optimi[sz]e|debug|test|analy[sz]e|estimate|name|structure|edit|change|"
+    r"fix|send|pick|choose|guess|assume|make\s+(?:a|an|any)\s|don't\s+know|do\s+not\s+know|"
+    r"can't|cannot|are\s+(?:not\s+sure|unsure|uncertain|in\s+doubt|guessing)|aren't\s+sure|"
+    r"need\s+to\s+(?:guess|assume|choose|pick|make))"
+)
 STANDING = (
     r"(?:from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|"
     r"by\s+default|for\s+(?:all\s+)?(?:future|your)\s+(?:answers|responses|replies)|"
-    r"in\s+(?:all\s+)?(?:your\s+)?(?:answers|responses|replies)|whenever\s+you\s+\w+|"
-    r"every\s+time|each\s+time|always|never)"
+    r"in\s+(?:all\s+)?(?:your\s+)?(?:answers|responses|replies)|whenever\s+you\s+(?="
+    + _YOU_WORK
+    + r")\w+|every\s+time|each\s+time|always|never)"
 )
 # At the end of a sentence a bare "always" is a figure of speech ("thanks as always").
 _STANDING_TAIL = STANDING.replace(r"|always|never)", ")")
@@ -54,21 +68,24 @@ _ANSWERS = (
     r"(?:answers?|responses?|replies|explanations?|outputs?|messages?|summaries|code|examples|"
     r"tone|style|language|writing|wording|formatting|comments|emails?|drafts?)"
 )
-# "When you <do your work>, ..." is how the user wants the work done ("whenever you write
-# SQL, target SQLite"); "if you ever visit, let me know" or "if you need anything, ask"
-# is conversation. The condition has to be about the assistant's answers.
-_YOU_WORK = (
-    r"(?!\S*\s+ever\b)(?:write|writ|answer|respond|reply|explain|suggest|recommend|give|show|"
-    r"list|summari[sz]e|translate|cite|quote|mention|refer|use|generate|produce|draft|format|"
-    r"present|compare|calculate|convert|describe|provide|create|review|refactor|comment|"
-    r"document|talk|speak|code|search|look\s+up|research|output|print|return|outline|teach|"
-    r"correct|rewrite|optimi[sz]e|debug|test|analy[sz]e|estimate|name|structure|edit|change|"
-    r"fix|send|pick|choose|guess|assume|make\s+(?:a|an|any)\s|don't\s+know|do\s+not\s+know|"
-    r"can't|cannot|are\s+(?:not\s+sure|unsure|uncertain|in\s+doubt|guessing)|aren't\s+sure|"
-    r"need\s+to\s+(?:guess|assume|choose|pick|make))"
+# After a bare "always"/"never" an instruction goes on with the assistant's work in the
+# imperative ("never use emojis", "always cite your sources", "never commit to main");
+# "never been there", "always wanted a dog" tell of the speaker, and "never give up",
+# "always happy to help", "always believe in yourself" are encouragement between people:
+# as standing instructions they would go into every prompt.
+_WORK_IMPERATIVE = re.compile(
+    r"^(?:(?:be|stay|sound|remain)\s+(?:more\s+|very\s+|extra\s+|less\s+|a\s+bit\s+more\s+)?"
+    r"(?:" + _STYLE_ADJ + r"|careful|explicit|transparent|upfront|accurate|consistent|"
+    r"respectful|constructive|realistic)\b"
+    r"|keep\s+(?:it|them|things|(?:your\s+|the\s+|all\s+|my\s+)?" + _ANSWERS + r")\b"
+    r"|tell\s+me|let\s+me|(?!give\s+(?:up|in)\b)(?:" + _YOU_WORK + r"|ask|add|include|put|"
+    r"start|begin|end|check|double-check|verify|confirm|proceed|commit|push|merge|deploy|run|"
+    r"execute|delete|remove|drop|rename|move|copy|install|upgrade|touch|modify|overwrite|call|"
+    r"address|greet|sign|spell|capitali[sz]e|round|wrap|mark|label|highlight|link|attach|save|"
+    r"remind|avoid|skip|omit|leave\s+out|split|state|repeat|tag|prefix|indent|number|sort|"
+    r"back\s+up|offer|apologi[sz]e|notify|prefer|favou?r)\b)",
+    I,
 )
-# After a bare "always"/"never" an instruction goes on with a verb in the imperative
-# ("never use emojis"); "never been there", "always wanted a dog" tell of the speaker.
 _NOT_IMPERATIVE = re.compile(
     r"^(?:been|had|has|have|was|were|is|are|am|seen|done|gone|known|heard|felt|thought|got|"
     r"gotten|taken|given|found|told|kept|left|met|won|lost|bought|brought|caught|taught|"
@@ -259,8 +276,8 @@ def read_instruction(clause: str) -> list[Step] | None:
             body = f"answer in {body}"
         body = re.sub(r"^please\s+|,?\s+please$", "", body, flags=I)
         standing = re.search(STANDING, clause, I) is not None
-        if re.match(r"^(?:please\s+)?(?:always|never)\s", clause, I) and _NOT_IMPERATIVE.match(
-            body
+        if re.match(r"^(?:please\s+)?(?:always|never)\s", clause, I) and (
+            _NOT_IMPERATIVE.match(body) or not _WORK_IMPERATIVE.match(body)
         ):
             return None
         if len(body) < 4 or (_ONE_OFF.match(body) and not standing):
