@@ -1,22 +1,22 @@
-"""A fact is not injected beside the stored turn it was learnt from (retrieval's
-``_said_once``): the rule alone, on ranked candidates."""
+"""A fact is not injected beside the stored turn it was learnt from: the rule of
+retrieval's budget walk (``_fit_budget``), on ranked candidates."""
 
 from datetime import UTC, datetime
 
 from engram.models import Memory, MemoryType
-from engram.retrieval import _Candidate, _Outcome, _said_once
+from engram.retrieval import _Candidate, _fit_budget
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def memory(key: str, owner: str = "k1", **metadata: str) -> Memory:
+def memory(key: str, owner: str = "k1", content: str | None = None, **metadata: object) -> Memory:
     return Memory(
         id="m-" + key,
         api_key_id=owner,
         session_id="s1",
         type=MemoryType.EPISODIC if key.startswith("turn:") else MemoryType.FACTUAL,
         key=key,
-        content=key,
+        content=content or key,
         metadata=metadata,
         created_at=T,
         updated_at=T,
@@ -24,55 +24,62 @@ def memory(key: str, owner: str = "k1", **metadata: str) -> Memory:
     )
 
 
-def turn(key: str, owner: str = "k1") -> Memory:
-    return memory(key, owner, kind="turn", role="user", speaker="user")
+def turn(key: str, owner: str = "k1", content: str | None = None) -> Memory:
+    return memory(key, owner, content, kind="turn", role="user", speaker="user")
 
 
-def keys(outcome: _Outcome) -> list[str]:
-    return [c.memory.key for c in outcome.ranked]
+def kept(*memories: Memory, limit: int = 10, budget: int = 10_000) -> list[str]:
+    ranked = [_Candidate(m, "hybrid") for m in memories]
+    results, _ = _fit_budget(ranked, budget, limit)
+    return [r.key for r in results]
 
 
-def ranked(*memories: Memory) -> _Outcome:
-    return _Outcome(ranked=[_Candidate(m, "hybrid") for m in memories])
+def test_the_fact_gives_its_place_when_its_turn_is_kept():
+    fact = memory("preference:tea", turn="turn:r1:0")
+    other = memory("preference:jazz", turn="turn:r2:0")
+    assert kept(fact, turn("turn:r1:0"), other, turn("turn:r3:0"), limit=2) == [
+        "turn:r1:0",
+        "preference:jazz",
+    ]
 
 
-def test_the_fact_gives_its_place_when_its_turn_is_shown():
-    outcome = ranked(
-        memory("preference:tea", turn="turn:r1:0"),
-        turn("turn:r1:0"),
-        memory("preference:jazz", turn="turn:r2:0"),
-        turn("turn:r3:0"),
-    )
-    _said_once(outcome, limit=2)
-    assert keys(outcome) == ["turn:r1:0", "preference:jazz", "turn:r3:0"]
+def test_a_fact_stays_when_its_turn_is_not_kept():
+    fact = memory("preference:tea", turn="turn:r1:0")
+    assert kept(fact, turn("turn:r9:0"), turn("turn:r1:0"), limit=2) == [
+        "preference:tea",
+        "turn:r9:0",
+    ]
 
 
-def test_a_fact_stays_when_its_turn_would_not_be_injected():
-    outcome = ranked(
-        memory("preference:tea", turn="turn:r1:0"),
-        turn("turn:r9:0"),
-        turn("turn:r1:0"),
-    )
-    _said_once(outcome, limit=2)
-    assert keys(outcome) == ["preference:tea", "turn:r9:0", "turn:r1:0"]
+def test_a_turn_too_long_for_the_budget_does_not_displace_its_fact():
+    fact = memory("preference:tea", turn="turn:r1:0")
+    long_turn = turn("turn:r1:0", content="tea " * 2000)
+    dog = memory("pet:dog", content="has a dog")
+    assert kept(fact, long_turn, dog, budget=100) == ["preference:tea", "pet:dog"]
+
+
+def test_standing_instructions_always_go_in():
+    rule = _Candidate(memory("instruction:length", turn="turn:r1:0"), "standing")
+    results, _ = _fit_budget([rule, _Candidate(turn("turn:r1:0"), "hybrid")], 10_000, 10)
+    assert [r.key for r in results] == ["instruction:length", "turn:r1:0"]
 
 
 def test_only_the_same_owners_turn_counts():
-    outcome = ranked(memory("preference:tea", turn="turn:r1:0"), turn("turn:r1:0", owner="k2"))
-    _said_once(outcome, limit=5)
-    assert keys(outcome) == ["preference:tea", "turn:r1:0"]
+    fact = memory("preference:tea", turn="turn:r1:0")
+    assert kept(fact, turn("turn:r1:0", owner="k2")) == ["preference:tea", "turn:r1:0"]
 
 
 def test_facts_without_a_turn_and_turns_themselves_are_kept():
-    outcome = ranked(turn("turn:r1:0"), memory("preference:tea"), turn("turn:r2:0"))
-    _said_once(outcome, limit=5)
-    assert keys(outcome) == ["turn:r1:0", "preference:tea", "turn:r2:0"]
+    assert kept(turn("turn:r1:0"), memory("preference:tea"), turn("turn:r2:0")) == [
+        "turn:r1:0",
+        "preference:tea",
+        "turn:r2:0",
+    ]
 
 
 def test_a_turn_in_the_callers_own_metadata_may_be_any_json_value():
-    odd = [memory(f"fact:{i}") for i in range(3)]
-    for fact, value in zip(odd, (["turn:r1:0"], {"key": "turn:r1:0"}, 7), strict=True):
-        fact.metadata["turn"] = value
-    outcome = ranked(turn("turn:r1:0"), *odd)
-    _said_once(outcome, limit=5)
-    assert keys(outcome) == ["turn:r1:0", "fact:0", "fact:1", "fact:2"]
+    odd = [
+        memory(f"fact:{i}", turn=value)
+        for i, value in enumerate((["turn:r1:0"], {"key": "turn:r1:0"}, 7))
+    ]
+    assert kept(turn("turn:r1:0"), *odd) == ["turn:r1:0", "fact:0", "fact:1", "fact:2"]

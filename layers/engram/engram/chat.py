@@ -26,6 +26,7 @@ from .extraction import newest
 from .health import FailureLog
 from .injection import inject
 from .models import (
+    MAX_CONTENT_CHARS,
     ChatOptions,
     ExtractionJob,
     InjectionMode,
@@ -133,9 +134,13 @@ def _opening(body: Mapping[str, Any]) -> list[tuple[str, str | None]]:
     """The assistant's messages that open the conversation (a greeting, a persona's first
     words, the other side speaking first) when this request holds its first user message:
     no answer through the proxy ever carried them. Later requests repeat them in their
-    history, but those hold an earlier user message, so the opening is taken once."""
+    history, but those hold an earlier user message, so the opening is taken once; a
+    request continuing an answer (tool results after the user's message) takes none."""
     messages = body.get("messages")
-    if not isinstance(messages, list):
+    if not isinstance(messages, list) or not messages:
+        return []
+    last = messages[-1]
+    if not isinstance(last, dict) or last.get("role") != "user":
         return []
     spoken = [m for m in messages if isinstance(m, dict) and m.get("role") in _SIDES]
     roles = [m.get("role") for m in spoken]
@@ -431,10 +436,15 @@ class ChatService:
         # messages are turns of the conversation too.
         reads_assistant = bool(answer) if read_answer is None else read_answer
         opening = _opening(body) if conversation and reads_assistant else []
-        turns = [
+        # An opening is at most what a stored turn keeps (its beginning), so that three of
+        # them with the exchange still fit one queue message.
+        opening_turns = [
+            JobTurn(role="assistant", text=redact(text)[:MAX_CONTENT_CHARS], name=who)
+            for text, who in opening
+        ]
+        turns = opening_turns + [
             JobTurn(role=role, text=redact(newest(text)), name=who)
             for role, text, who in (
-                *(("assistant", text, who) for text, who in opening),
                 ("user", said, name),
                 ("assistant", answer, _assistant_name(body)),
             )

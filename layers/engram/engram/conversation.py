@@ -3,12 +3,15 @@ memories of their session, beside the facts extracted from them.
 
 Each turn becomes one memory with Engram's own metadata (never the caller's): ``kind``
 ``turn``, the ``role``, the ``speaker`` (the message's ``name``, else the role) and the
-time of the chat. Its key is derived from the chat request and the turn's place in it,
-so a redelivered job finds the same memories. The text was redacted when the job was
-made; what is stored is at most ``MAX_CONTENT_CHARS`` (the beginning of a longer turn).
+time of the chat. Its key is derived from the chat request and the turn's place in it
+(an opening's, from its session and text), so a redelivered job finds the same
+memories. The text was redacted when the job was made; what is stored is at most
+``MAX_CONTENT_CHARS`` (the beginning of a longer turn).
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from .models import MAX_CONTENT_CHARS, ExtractionJob, MemoryCreate, MemoryType
 
@@ -29,9 +32,18 @@ def _clip(text: str) -> str:
 
 def turn_key(job: ExtractionJob, index: int) -> str | None:
     """The key of the memory the job's ``index``-th turn is stored as, if it is stored:
-    the facts learnt from a turn name it (``metadata.turn``)."""
-    if not job.conversation or index >= len(job.turns) or not _clip(job.turns[index].text):
+    the facts learnt from a turn name it (``metadata.turn``). The assistant's opening
+    (its turns before the user's) is keyed by what it says in its session: a client
+    that sends its fixed greeting with every message finds the same memory again."""
+    if not job.conversation or index >= len(job.turns):
         return None
+    turn = job.turns[index]
+    text = _clip(turn.text)
+    if not text:
+        return None
+    if turn.role == "assistant" and any(t.role == "user" for t in job.turns[index + 1 :]):
+        said = f"{job.session_id or ''}\n{text}".encode()
+        return f"{TURN_KIND}:opening:{hashlib.sha256(said).hexdigest()[:24]}"
     return f"{TURN_KIND}:{job.request_id}:{index}"
 
 

@@ -149,7 +149,6 @@ class Retriever:
         if strategy is not Strategy.EXACT and request.query.strip():
             self._rerank(request.query, outcome)
             self._floor(request, settings, outcome, who)
-        _said_once(outcome, request.limit)
         if strategy is not Strategy.EXACT:
             self._standing(who, now, cutoff, outcome)
         results, used = _fit_budget(outcome.ranked, budget, request.limit)
@@ -257,7 +256,8 @@ class Retriever:
         outcome = _Outcome()
         limit = request.limit
         if strategy is Strategy.EXACT or not request.query.strip():
-            outcome.ranked = self._recent(who, now, cutoff, limit)
+            # Spare rows: a fact beside its own turn gives its place to the next one.
+            outcome.ranked = self._recent(who, now, cutoff, limit + FUSION_SPARE)
             return outcome
         answer = self.vectors.dense(request.query, who, now, cutoff, read_only=read_only)
         outcome.embedding_source = answer.embedding_source
@@ -420,18 +420,49 @@ def _searchable(memory: Memory) -> str:
     return f"{memory.key} {memory.content} {subject_words(memory.metadata.get('subject'))}"
 
 
-def _said_once(outcome: _Outcome, limit: int) -> None:
-    """A fact beside the stored turn it was learnt from (``metadata.turn``) says the same
-    thing twice: the turn stays (the words as said, by whom, when), the fact gives its
-    place to the next memory. Only turns among the first ``limit`` count: a fact is never
-    dropped for a turn that would not be injected."""
-    shown = {
-        (c.memory.api_key_id, c.memory.key)
-        for c in outcome.ranked[:limit]
-        if c.memory.metadata.get("kind") == TURN_KIND
-    }
-    if shown:
-        outcome.ranked = [c for c in outcome.ranked if not _beside_its_turn(c.memory, shown)]
+def _fit_budget(
+    ranked: list[_Candidate], budget: int, limit: int
+) -> tuple[list[RetrievedMemory], int]:
+    """Walk the ranking and keep what fits; at least one memory when anything matched.
+
+    A fact beside the stored turn it was learnt from (``metadata.turn``) says the same
+    thing twice: the turn stays (the words as said, by whom, when) and the fact gives its
+    place to the next memory. Only a turn that is kept counts, so the walk is done again
+    without such facts: leaving memories out only frees room, and the turns stay kept.
+    Standing instructions are never left out.
+    """
+    while True:
+        chosen = _walk(ranked, budget, limit)
+        shown = {
+            (c.memory.api_key_id, c.memory.key)
+            for c, _ in chosen
+            if c.memory.metadata.get("kind") == TURN_KIND
+        }
+        echoes = {
+            id(c) for c, _ in chosen if c.tier != "standing" and _beside_its_turn(c.memory, shown)
+        }
+        if not echoes:
+            break
+        ranked = [c for c in ranked if id(c) not in echoes]
+    if not chosen and ranked:
+        first = ranked[0]
+        tokens = estimate_tokens(first.memory.content)
+        return [_public(first, tokens)], tokens
+    return [_public(c, tokens) for c, tokens in chosen], sum(tokens for _, tokens in chosen)
+
+
+def _walk(ranked: list[_Candidate], budget: int, limit: int) -> list[tuple[_Candidate, int]]:
+    chosen: list[tuple[_Candidate, int]] = []
+    used = 0
+    for candidate in ranked:
+        if len(chosen) >= limit:
+            break
+        tokens = estimate_tokens(candidate.memory.content)
+        if used + tokens > budget:
+            continue
+        chosen.append((candidate, tokens))
+        used += tokens
+    return chosen
 
 
 def _beside_its_turn(memory: Memory, shown: set[tuple[str, str]]) -> bool:
@@ -440,27 +471,6 @@ def _beside_its_turn(memory: Memory, shown: set[tuple[str, str]]) -> bool:
     if memory.metadata.get("kind") == TURN_KIND or not isinstance(said_in, str):
         return False
     return (memory.api_key_id, said_in) in shown
-
-
-def _fit_budget(
-    ranked: list[_Candidate], budget: int, limit: int
-) -> tuple[list[RetrievedMemory], int]:
-    """Walk the ranking and keep what fits; at least one memory when anything matched."""
-    chosen: list[RetrievedMemory] = []
-    used = 0
-    for candidate in ranked:
-        if len(chosen) >= limit:
-            break
-        tokens = estimate_tokens(candidate.memory.content)
-        if used + tokens > budget:
-            continue
-        chosen.append(_public(candidate, tokens))
-        used += tokens
-    if not chosen and ranked:
-        first = ranked[0]
-        tokens = estimate_tokens(first.memory.content)
-        return [_public(first, tokens)], tokens
-    return chosen, used
 
 
 def _public(candidate: _Candidate, tokens: int) -> RetrievedMemory:

@@ -9,7 +9,13 @@ from pydantic import SecretStr
 
 from engram import MemorySettingsUpdate
 from engram.chat import ChatService
-from engram.models import ApiKeyCreate, MemoryForget, MemoryQuery, RetrievalRequest
+from engram.models import (
+    MAX_CONTENT_CHARS,
+    ApiKeyCreate,
+    MemoryForget,
+    MemoryQuery,
+    RetrievalRequest,
+)
 from tests.integration.http.routers.test_chat import make_app
 from tests.support.upstream_stub import StubUpstream
 
@@ -158,6 +164,47 @@ def test_the_assistants_opening_is_stored_once_with_the_first_exchange(chat, eng
     # Stored in the order said: the opening before the user's first message.
     contents = [t.content for t in turns(engine, key.id)]  # newest first
     assert contents.index(greeting["content"]) > contents.index(SAID)
+
+
+def test_a_greeting_resent_with_every_message_is_stored_once(chat, engine, key, stub):
+    """Clients that send no history but a fixed greeting before each message."""
+    engine.settings.update(MemorySettingsUpdate(extract_from="both"))
+    greeting = {"role": "assistant", "content": "Hi! I'm your travel buddy."}
+    for said in (SAID, "And the brakes cost 40 euros."):
+        body = {"model": "gpt-4o", "messages": [greeting, {"role": "user", "content": said}]}
+        chat.post("/v1/chat/completions", json=body, headers={"x-engram-session-id": "trip"})
+    engine.queues.extraction.drain()
+    contents = [t.content for t in turns(engine, key.id)]
+    assert contents.count(greeting["content"]) == 1
+    assert len(contents) == 5  # the greeting, then two user turns and two answers
+
+
+def test_a_request_continuing_an_answer_stores_no_opening(engine, key, clock):
+    """Tool results after the user's message: the exchange goes on, nothing opens."""
+    greeting = {"role": "assistant", "content": "Hi! I'm your travel buddy."}
+    body = {
+        "messages": [
+            greeting,
+            {"role": "user", "content": SAID},
+            {"role": "assistant", "content": None, "tool_calls": []},
+            {"role": "tool", "content": "40 euros", "tool_call_id": "t1"},
+        ]
+    }
+    job = ChatService.extraction_job(
+        key.id, body, "The brakes cost 40 euros.", "chat-tool", "trip", conversation=True
+    )
+    assert job is not None
+    assert greeting["content"] not in [t.text for t in job.turns]
+
+
+def test_an_opening_in_a_job_is_at_most_what_a_turn_keeps(key):
+    long_greeting = {"role": "assistant", "content": "Welcome! " * 20_000}
+    body = {"messages": [long_greeting] * 3 + [{"role": "user", "content": SAID}]}
+    job = ChatService.extraction_job(key.id, body, "ok", "chat-long", "trip", conversation=True)
+    assert job is not None
+    openings = [t for t in job.turns if t.role == "assistant"][:-1]
+    assert len(openings) == 3 and all(len(t.text) <= MAX_CONTENT_CHARS for t in openings)
+    assert len(job.model_dump_json()) < 256 * 1024 - 64 * 1024  # SQS: 256 KiB a message
 
 
 def test_the_opening_is_not_stored_without_the_assistants_words(chat, engine, key):
