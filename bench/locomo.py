@@ -259,7 +259,7 @@ class ViaProxy(InProcess):
             self.stub.reply = answer["text"] if answer else ""
             role = "user" if turn["speaker"] == user else "assistant"
             message = {"role": "user", "content": turn["text"], "name": turn["speaker"]}
-            if role == "assistant":  # the other side opens: sent as context, not stored
+            if role == "assistant":  # the other side speaks first: sent before the user's
                 i += 1
                 texts.setdefault(" ".join(turn["text"].split()), turn["dia"])
                 history = [{"role": "assistant", "content": turn["text"], "name": turn["speaker"]}]
@@ -385,7 +385,8 @@ def main() -> None:
     parser.add_argument(
         "--undated",
         action="store_true",
-        help="with --plain: every turn created at import time, not when it was said",
+        help="with --plain: every turn created at import time, not when it was said"
+        " (always so with --api)",
     )
     parser.add_argument(
         "--via-proxy",
@@ -413,11 +414,14 @@ def main() -> None:
     turns = sum(len(c["turns"]) for c in conversations)
     started = time.perf_counter()
     base = int(time.time() * 1000) - 10 * len(conversations) * 10_000
+    # Dated as said, the questions come right after each conversation on the engine's
+    # clock; a server's clock cannot be moved, so over --api turns are dated at import.
+    dated = not args.undated and not args.api
     for i, conv in enumerate(tqdm(conversations, desc="ingest", unit="conv")):
         if args.via_proxy:
             target.play(conv)
         else:
-            target.ingest(list(memories(conv, base + i * 10_000, args.plain, not args.undated)))
+            target.ingest(list(memories(conv, base + i * 10_000, args.plain, dated)))
     rate = turns / (time.perf_counter() - started)
     scored = sum(q["cat"] in CATEGORIES for c in conversations for q in c["questions"])
     every = sum(len(c["questions"]) for c in conversations)
