@@ -119,6 +119,22 @@ def _last_user(body: Mapping[str, Any]) -> tuple[str, str | None]:
     return "", None
 
 
+def _continues(body: Mapping[str, Any]) -> bool:
+    """Whether the request carries on an answer already begun: an assistant or tool
+    message after the user's last one (tool results, a prefilled answer). That user
+    message was read, and stored, with the request that began the answer."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return False
+    for message in reversed(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "user":
+            return False
+        if role in ("assistant", "tool", "function"):
+            return True
+    return False
+
+
 def _usable_name(message: Mapping[str, Any]) -> str | None:
     name = message.get("name")
     name = name.strip() if isinstance(name, str) else ""
@@ -134,13 +150,9 @@ def _opening(body: Mapping[str, Any]) -> list[tuple[str, str | None]]:
     """The assistant's messages that open the conversation (a greeting, a persona's first
     words, the other side speaking first) when this request holds its first user message:
     no answer through the proxy ever carried them. Later requests repeat them in their
-    history, but those hold an earlier user message, so the opening is taken once; a
-    request continuing an answer (tool results after the user's message) takes none."""
+    history, but those hold an earlier user message, so the opening is taken once."""
     messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return []
-    last = messages[-1]
-    if not isinstance(last, dict) or last.get("role") != "user":
+    if not isinstance(messages, list):
         return []
     spoken = [m for m in messages if isinstance(m, dict) and m.get("role") in _SIDES]
     roles = [m.get("role") for m in spoken]
@@ -431,11 +443,15 @@ class ChatService:
         settings read the assistant's words too (``read_answer`` says whether they do;
         by default, whether there is an answer).
         """
-        said, name = _last_user(body)
+        # A request carrying on an answer (tool results) reads only the answer: the user's
+        # message and the opening came with the request that began it.
+        continuing = _continues(body)
+        said, name = ("", None) if continuing else _last_user(body)
         # With the assistant's words read and the turns stored, the assistant's opening
         # messages are turns of the conversation too.
         reads_assistant = bool(answer) if read_answer is None else read_answer
-        opening = _opening(body) if conversation and reads_assistant else []
+        wanted = conversation and reads_assistant and not continuing
+        opening = _opening(body) if wanted else []
         # An opening is at most what a stored turn keeps (its beginning), so that three of
         # them with the exchange still fit one queue message.
         opening_turns = [

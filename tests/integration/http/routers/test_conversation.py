@@ -179,8 +179,9 @@ def test_a_greeting_resent_with_every_message_is_stored_once(chat, engine, key, 
     assert len(contents) == 5  # the greeting, then two user turns and two answers
 
 
-def test_a_request_continuing_an_answer_stores_no_opening(engine, key, clock):
-    """Tool results after the user's message: the exchange goes on, nothing opens."""
+def test_a_request_continuing_an_answer_reads_only_the_answer(engine, key, clock):
+    """Tool results after the user's message: the exchange goes on, so neither the user's
+    message nor the opening is read again (both came with the request that began it)."""
     greeting = {"role": "assistant", "content": "Hi! I'm your travel buddy."}
     body = {
         "messages": [
@@ -194,7 +195,11 @@ def test_a_request_continuing_an_answer_stores_no_opening(engine, key, clock):
         key.id, body, "The brakes cost 40 euros.", "chat-tool", "trip", conversation=True
     )
     assert job is not None
-    assert greeting["content"] not in [t.text for t in job.turns]
+    assert [(t.role, t.text) for t in job.turns] == [("assistant", "The brakes cost 40 euros.")]
+    # A system note after the user's message is no continuation: the message is read.
+    body["messages"][2:] = [{"role": "system", "content": "Reply briefly."}]
+    job = ChatService.extraction_job(key.id, body, "", "chat-note", "trip", conversation=True)
+    assert job is not None and [t.text for t in job.turns] == [SAID]
 
 
 def test_an_opening_in_a_job_is_at_most_what_a_turn_keeps(key):
