@@ -37,11 +37,15 @@ def turn_key(job: ExtractionJob, index: int) -> str | None:
     that sends its fixed greeting with every message finds the same memory again."""
     if not job.conversation or index >= len(job.turns):
         return None
-    turn = job.turns[index]
-    text = _clip(turn.text)
-    if not text:
-        return None
-    if turn.role == "assistant" and any(t.role == "user" for t in job.turns[index + 1 :]):
+    text = _clip(job.turns[index].text)
+    return _key(job, index, text) if text else None
+
+
+def _key(job: ExtractionJob, index: int, text: str) -> str:
+    """``turn_key`` of a turn whose stored ``text`` (clipped, not empty) is known."""
+    if job.turns[index].role == "assistant" and any(
+        t.role == "user" for t in job.turns[index + 1 :]
+    ):
         said = f"{job.session_id or ''}\n{text}".encode()
         return f"{TURN_KIND}:opening:{hashlib.sha256(said).hexdigest()[:24]}"
     return f"{TURN_KIND}:{job.request_id}:{index}"
@@ -54,8 +58,7 @@ def turn_memories(job: ExtractionJob) -> list[MemoryCreate]:
     items = []
     for index, turn in enumerate(job.turns):
         text = _clip(turn.text)
-        key = turn_key(job, index)
-        if key is None:
+        if not text:
             continue
         metadata: dict[str, object] = {
             "kind": TURN_KIND,
@@ -66,7 +69,7 @@ def turn_memories(job: ExtractionJob) -> list[MemoryCreate]:
             MemoryCreate(
                 api_key_id=job.api_key_id,
                 session_id=job.session_id,
-                key=key,
+                key=_key(job, index, text),
                 type=MemoryType.EPISODIC,
                 content=text,
                 metadata=metadata,
