@@ -95,6 +95,9 @@ class Config(BaseSettings):
     max_json_depth: int = Field(64, ge=8, le=512, alias="ENGRAM_MAX_JSON_DEPTH")
     # Upper bound of the in-memory vector matrices (all owners together), in MiB.
     vector_cache_mb: int = Field(512, ge=16, le=65_536, alias="ENGRAM_VECTOR_CACHE_MB")
+    # Upper bound of the in-memory keyword postings (all owners together), in MiB; 0
+    # leaves keyword scoring to FTS5 alone.
+    keyword_cache_mb: int = Field(256, ge=0, le=65_536, alias="ENGRAM_KEYWORD_CACHE_MB")
 
     # How long a process trusts its cached copy of the stored settings. Writes made
     # through this process invalidate at once; the TTL bounds how long another

@@ -26,6 +26,7 @@ from .adapters.libsql import (
     HistoryRepository,
     IndexCache,
     JobLedgerRepository,
+    KeywordIndexCache,
     LibsqlStorageInfo,
     LibsqlVectorTier,
     MaintenanceRepository,
@@ -206,7 +207,9 @@ def open_engine(
             not db.is_remote if config.lazy_embedding is None else config.lazy_embedding
         ),
     )
-    search = SearchRepository(db)
+    mb = config.keyword_cache_mb
+    keywords = KeywordIndexCache(mb * 1024 * 1024) if mb else None
+    search = SearchRepository(db, keywords=keywords)
     stats = RetrievalStatsRepository(db)
     memories = MemoryService(
         MemoryRepository(db),

@@ -4,6 +4,7 @@ from .apikeys import ApiKeyRepository
 from .database import Database
 from .history import HistoryRepository
 from .jobs import JobLedgerRepository
+from .keyword_index import KeywordIndexCache
 from .maintenance import MaintenanceRepository
 from .memories import MemoryRepository
 from .migrate import LibsqlStorageInfo, apply_migrations
@@ -20,6 +21,7 @@ __all__ = [
     "HistoryRepository",
     "IndexCache",
     "JobLedgerRepository",
+    "KeywordIndexCache",
     "LibsqlStorageInfo",
     "LibsqlVectorTier",
     "MaintenanceRepository",

@@ -67,10 +67,13 @@ def _contexts(db: Database, owner: str, rows: list[Row], indexes: range) -> None
         date = date_words(json.loads(row["metadata"]), row["created_at"])
         context = " ".join([*neighbours, date])
         if context != row["context"]:
+            # Stamped with the owner's version (bumped by the write that called this) so
+            # the in-memory keyword postings of every process re-read the row.
             where, params = owner_sql(owner, alias="")
             db.execute(
-                f"UPDATE memories SET context = ? WHERE seq = ? AND {where}",
-                (context, row["seq"], *params),
+                "UPDATE memories SET context = ?, version = (SELECT version FROM owner_versions"
+                f" WHERE api_key_id = ?) WHERE seq = ? AND {where}",
+                (context, owner, row["seq"], *params),
             )
 
 

@@ -12,6 +12,7 @@ from ...models import Memory, OwnerFilter
 from ...ports import RankingRows
 from .database import Database
 from .fts import build_match, index_term, query_terms
+from .keyword_index import KeywordIndexCache
 from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
 
 __all__ = ["SearchRepository", "standing_sql"]
@@ -37,8 +38,13 @@ def standing_sql(
 
 
 class SearchRepository:
-    def __init__(self, db: Database, *, prune: bool = True) -> None:
+    def __init__(
+        self, db: Database, *, prune: bool = True, keywords: KeywordIndexCache | None = None
+    ) -> None:
         self.db = db
+        # Owners' keyword postings in memory (keyword_index.py): the fusion's keyword
+        # scores without FTS5's walk over every owner's rows. None: FTS5 alone.
+        self.keywords = keywords
         # Leave out query terms too common to change the ranking (see selective_terms).
         self.prune = prune
         # Document frequency per indexed term. FTS5 computes it by walking the term's
@@ -186,21 +192,38 @@ class SearchRepository:
     def keyword_scores(self, text: str, who: OwnerFilter, limit: int) -> list[tuple[int, float]]:
         """(seq, BM25) of the best ``limit`` matches among ``who``'s rows, for fusion.
 
-        The FTS query alone, restricted by the owner token: no join to the rows (which
-        cost 1.5 ms at 10k memories). The caller keeps only seqs of the owner's own
-        vector index, loaded with the owner condition, which makes isolation exact and
-        applies expiry, retention and session; rows are then read with the owner
-        condition in SQL (``get_many``).
+        From the owner's in-memory postings when they are built (one owner; the same
+        scores and order as FTS5's), else the FTS query alone, restricted by the owner
+        token: no join to the rows (which cost 1.5 ms at 10k memories). The caller keeps
+        only seqs of the owner's own vector index, loaded with the owner condition,
+        which makes isolation exact and applies expiry, retention and session; rows are
+        then read with the owner condition in SQL (``get_many``).
         """
-        match = self._match(text)
-        if match is None:
+        terms = query_terms(text)
+        if not terms:
             return []
+        selected = self.selective_terms(terms) if self.prune else terms
+        if self.keywords is not None and len(who.owners) == 1:
+            found = self._indexed_scores(self.keywords, who.owners[0], selected, limit)
+            if found is not None:
+                return found
         rows = self.db.query(
             "SELECT rowid AS seq, bm25(memory_fts, 0.5, 1.0, 0.5, 0.0) AS bm25_score"
             " FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25_score LIMIT ?",
-            [f"{fts_owner_prefix(who)}({match})", limit],
+            [f"{fts_owner_prefix(who)}({build_match(selected)})", limit],
         )
         return [(int(r["seq"]), float(r["bm25_score"])) for r in rows]
+
+    def _indexed_scores(
+        self, keywords: KeywordIndexCache, owner: str, terms: list[str], limit: int
+    ) -> list[tuple[int, float]] | None:
+        """``keyword_scores`` from the owner's postings; None when FTS5 must answer (the
+        postings are being built, or a word is not one FTS5 token)."""
+        stems = keywords.stems(terms)
+        if stems is None:
+            return None
+        frequency, _ = self._document_frequencies(set(stems))
+        return keywords.search(self.db, owner, stems, frequency, limit)
 
     def mentions(self, who: OwnerFilter, terms: list[str]) -> set[str]:
         """Which of ``terms`` any of ``who``'s rows contains (one index probe each)."""

@@ -1,0 +1,515 @@
+"""Per-owner keyword postings in memory: FTS5's own BM25 for one owner's rows.
+
+Why: FTS5 scores a query by walking each query word's postings over *every* owner's
+rows (and, for the IDF, the owner token's whole doclist) before it keeps the owner's
+best 200: at 10,000 memories of the key among 100,000 that was most of a hybrid
+retrieval (docs/retrieval.md, "Latency"). The owner's postings in numpy arrays score
+the same rows in a tenth of the time.
+
+Same answer by construction, not by approximation:
+- documents and query words are tokenized by FTS5 itself (a private in-memory FTS5
+  table with ``memory_fts``'s tokenizer, read back through ``fts5vocab 'instance'``);
+- a row's term frequency is the sum of the column weights of its occurrences (key 0.5,
+  content 1.0, context 0.5, owner token 0: the weights of the engine's ``bm25()``
+  call), its length counts every column's tokens, owner token included;
+- IDF is global, as FTS5's: the row count and average length are read from FTS5's
+  averages record on every query, document frequencies from ``memory_fts_vocab``
+  (cached by the caller, like the term selection that reads them);
+- ties go to the lower rowid.
+
+Freshness works as the vector index's (``vector_index.py``): each write bumps the
+owner's version and stamps the rows it wrote (a neighbour's rewritten ``context``
+included), a deletion leaves a tombstone, and a query first compares versions and
+applies only what changed. Changed rows go to a small delta beside the main arrays
+(dead positions masked); the delta and the dead are folded into the arrays once they
+grow past a tenth of the rows.
+
+Building an owner's postings costs ~0.5-1 s per 10,000 memories (reading and
+tokenizing every row), so it happens off the request path: an owner's queries go to
+FTS5 until a background thread has built them (``background=False`` builds inline,
+for tests and benchmarks).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import libsql
+import numpy as np
+
+from ...errors import EngramError
+from .database import Database, Row
+from .sql import owner_sql
+
+__all__ = ["Fts5Tokenizer", "KeywordIndexCache", "OwnerKeywords", "Tokens", "fts5_averages"]
+
+log = logging.getLogger(__name__)
+
+K1, B = 1.2, 0.75  # FTS5's bm25 constants
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # memory_fts's (migration 0001)
+# bm25(memory_fts, 0.5, 1.0, 0.5, 0.0) in search.py: key, content, context, owner token.
+_WEIGHT_SQL = (
+    "sum(CASE col WHEN 'key' THEN 0.5 WHEN 'content' THEN 1.0 WHEN 'context' THEN 0.5 ELSE 0.0 END)"
+)
+_IDF_FLOOR = 1e-6  # FTS5's clamp for a term in half the rows or more
+_FOLD_SHARE = 0.1  # fold the delta and the dead once they reach a tenth of the rows
+_FOLD_MIN = 256
+_REBUILD_MIN = 500  # a refresh with more changed rows than this and than a quarter of
+_REBUILD_SHARE = 0.25  # the owner's rows drops the index for a background rebuild
+_BUILD_PAGE = 1000  # rows read and tokenized at a time by a build
+_RETRY_S = 60.0  # after a failed build, FTS5 serves the owner this long before a retry
+
+Array = Any  # numpy arrays; numpy's typing of fancy indexing adds nothing here
+
+
+@dataclass
+class Tokens:
+    """Tokenized rows, columnar: each row's length, and (stem, row, weighted frequency)
+    for every distinct stem of a row."""
+
+    lengths: dict[int, int] = field(default_factory=dict)
+    stems: list[str] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+
+    def extend(self, other: Tokens) -> None:
+        self.lengths.update(other.lengths)
+        self.stems += other.stems
+        self.seqs += other.seqs
+        self.weights += other.weights
+
+
+class Fts5Tokenizer:
+    """FTS5's tokenizer, reached through a private in-memory FTS5 table. One per thread."""
+
+    def __init__(self) -> None:
+        self._conn = libsql.connect(":memory:")
+        self._conn.execute(f"CREATE VIRTUAL TABLE q USING fts5(w, tokenize='{TOKENIZE}')")
+        self._conn.execute("CREATE VIRTUAL TABLE qv USING fts5vocab(q, 'instance')")
+        self._stems: dict[str, str | None] = {}
+
+    def documents(self, rows: Sequence[Row]) -> Tokens:
+        """``rows`` (seq, key, content, context, owner_token) tokenized."""
+        conn = self._conn
+        conn.execute(
+            "CREATE VIRTUAL TABLE d USING fts5(key, content, context, owner_token,"
+            f" tokenize='{TOKENIZE}')"
+        )
+        try:
+            conn.execute("CREATE VIRTUAL TABLE dv USING fts5vocab(d, 'instance')")
+            conn.executemany(
+                "INSERT INTO d (rowid, key, content, context, owner_token) VALUES (?,?,?,?,?)",
+                [(r["seq"], r["key"], r["content"], r["context"], r["owner_token"]) for r in rows],
+            )
+            tokens = Tokens(lengths={int(r["seq"]): 0 for r in rows})
+            for doc, length in conn.execute("SELECT doc, count(*) FROM dv GROUP BY doc").fetchall():
+                tokens.lengths[int(doc)] = int(length)
+            found = conn.execute(
+                f"SELECT term, doc, {_WEIGHT_SQL} FROM dv WHERE col <> 'owner_token'"
+                " GROUP BY term, doc"
+            ).fetchall()
+            if found:
+                stems, seqs, weights = zip(*found, strict=True)
+                tokens.stems, tokens.seqs, tokens.weights = list(stems), list(seqs), list(weights)
+            return tokens
+        finally:
+            conn.execute("DROP TABLE IF EXISTS dv")
+            conn.execute("DROP TABLE d")
+
+    def stem(self, word: str) -> str | None:
+        """The one token FTS5 makes of a query word; None if it makes none or several
+        (a phrase FTS5 would match as adjacent tokens)."""
+        if word not in self._stems:
+            if len(self._stems) > 65_536:
+                self._stems.clear()
+            self._conn.execute("INSERT INTO q (rowid, w) VALUES (1, ?)", (word,))
+            terms = [str(r[0]) for r in self._conn.execute("SELECT term FROM qv").fetchall()]
+            self._conn.execute("DELETE FROM q")
+            self._stems[word] = terms[0] if len(terms) == 1 else None
+        return self._stems[word]
+
+
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    """SQLite's big-endian varint at ``buf[i]``: (value, next offset)."""
+    value = 0
+    for _ in range(8):
+        byte = buf[i]
+        i += 1
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value, i
+    return (value << 8) | buf[i], i + 1
+
+
+def fts5_averages(block: bytes | None) -> tuple[int, float]:
+    """(row count, average row length) from FTS5's averages record (id 1 of
+    ``memory_fts_data``): the row count, then a token total per column."""
+    if not block:
+        return 0, 0.0
+    rows, i = _varint(block, 0)
+    total = 0
+    while i < len(block):
+        size, i = _varint(block, i)
+        total += size
+    return rows, total / rows if rows else 0.0
+
+
+@dataclass(frozen=True)
+class Query:
+    """What one keyword query needs besides the owner's postings: the FTS5 stem of each
+    query phrase (repeats kept: FTS5 scores each phrase), their global document
+    frequencies, and the global row count and average length."""
+
+    stems: list[str]
+    doc_freq: dict[str, int]
+    rows: int
+    avgdl: float
+
+
+class OwnerKeywords:
+    """One owner's postings: main arrays in CSR form (per stem id, positions and weighted
+    frequencies) plus a delta of rows written since the last fold."""
+
+    def __init__(self, owner: str, version: int = 0) -> None:
+        self.owner = owner
+        self.version = version
+        self._vocab: dict[str, int] = {}
+        self._load(np.zeros(0, np.int64), np.zeros(0), [], [], [])
+
+    def _load(
+        self,
+        seq: Array,
+        length: Array,
+        tids: Sequence[int] | Array,
+        rows: Sequence[int] | Array,
+        tf: Sequence[float] | Array,
+    ) -> None:
+        """Main arrays from postings (stem id, position, frequency); no delta, no dead."""
+        self._seq, self._length, self._n = seq, length, len(seq)
+        self._alive = np.ones(self._n, dtype=bool)
+        self._position = {s: i for i, s in enumerate(seq.tolist())}
+        tid_array = np.asarray(tids, dtype=np.int64)
+        row_array = np.asarray(rows, dtype=np.int32)
+        order = np.lexsort((row_array, tid_array))
+        self._rows = row_array[order]
+        self._tf = np.asarray(tf, dtype=np.float32)[order]  # sums of halves: exact
+        self._indptr = np.zeros(len(self._vocab) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tid_array, minlength=len(self._vocab)), out=self._indptr[1:])
+        self._delta: dict[int, list[tuple[int, float]]] = {}
+        self._delta_rows = 0
+        self._dead = 0
+
+    @classmethod
+    def build(cls, owner: str, version: int, tokens: Tokens) -> OwnerKeywords:
+        index = cls(owner, version)
+        seqs = sorted(tokens.lengths)
+        position = {s: i for i, s in enumerate(seqs)}
+        vocab = index._vocab
+        tids = [vocab.setdefault(s, len(vocab)) for s in tokens.stems]
+        rows = [position[s] for s in tokens.seqs]
+        length = np.fromiter((tokens.lengths[s] for s in seqs), np.float64, len(seqs))
+        index._load(np.asarray(seqs, dtype=np.int64), length, tids, rows, tokens.weights)
+        return index
+
+    @property
+    def size(self) -> int:
+        return len(self._position)
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self._seq, self._length, self._alive, self._indptr, self._rows, self._tf)
+        # Python objects: ~100 bytes a stem in the vocabulary or a row's position, ~70 a
+        # delta posting.
+        delta = sum(len(p) for p in self._delta.values())
+        objects = 100 * (len(self._vocab) + len(self._position)) + 70 * delta
+        return sum(a.nbytes for a in arrays) + objects
+
+    # -- writes -----------------------------------------------------------------------
+
+    def apply(self, tokens: Tokens, dead: Iterable[int]) -> None:
+        """Rows written (tokenized) and rows deleted since the last refresh."""
+        for seq in dead:
+            self._kill(seq)
+        by_row: dict[int, list[tuple[str, float]]] = {s: [] for s in tokens.lengths}
+        for stem, seq, weight in zip(tokens.stems, tokens.seqs, tokens.weights, strict=True):
+            by_row[seq].append((stem, weight))
+        for seq, stems in by_row.items():
+            self._kill(seq)
+            self._add(seq, stems, tokens.lengths[seq])
+        if self._delta_rows + self._dead >= max(_FOLD_MIN, _FOLD_SHARE * self._n):
+            self._fold()
+
+    def _kill(self, seq: int) -> None:
+        pos = self._position.pop(seq, None)
+        if pos is not None:
+            self._alive[pos] = False
+            self._dead += 1
+
+    def _add(self, seq: int, stems: list[tuple[str, float]], length: int) -> None:
+        if self._n == len(self._seq):
+            capacity = max(64, 2 * self._n)
+            self._seq = np.resize(self._seq, capacity)
+            self._length = np.resize(self._length, capacity)
+            alive = np.zeros(capacity, dtype=bool)
+            alive[: self._n] = self._alive[: self._n]
+            self._alive = alive
+        pos = self._n
+        self._n += 1
+        self._seq[pos], self._length[pos], self._alive[pos] = seq, length, True
+        self._position[seq] = pos
+        for stem, tf in stems:
+            tid = self._vocab.setdefault(stem, len(self._vocab))
+            self._delta.setdefault(tid, []).append((pos, tf))
+        self._delta_rows += 1
+
+    def _fold(self) -> None:
+        """Main arrays rebuilt from the live postings (main and delta); positions
+        renumbered so the dead leave."""
+        n = self._n
+        delta = [(t, p, f) for t, posts in self._delta.items() for p, f in posts]
+        tids = np.concatenate(
+            [
+                np.repeat(np.arange(len(self._indptr) - 1, dtype=np.int64), np.diff(self._indptr)),
+                np.fromiter((t for t, _, _ in delta), np.int64, len(delta)),
+            ]
+        )
+        rows = np.concatenate(
+            [self._rows.astype(np.int64), np.fromiter((p for _, p, _ in delta), np.int64)]
+        )
+        tf = np.concatenate([self._tf, np.fromiter((f for _, _, f in delta), np.float32)])
+        alive = self._alive[:n]
+        keep = alive[rows]
+        renumber = np.cumsum(alive) - 1
+        seq, length = self._seq[:n][alive], self._length[:n][alive]
+        self._load(seq, length, tids[keep], renumber[rows[keep]], tf[keep])
+
+    # -- reads ------------------------------------------------------------------------
+
+    def _postings(self, stem: str) -> tuple[Array, Array]:
+        """Positions (dead ones included) and weighted frequencies of ``stem``."""
+        tid = self._vocab.get(stem)
+        if tid is None:
+            return np.zeros(0, np.int64), np.zeros(0)
+        rows: Array = np.zeros(0, np.int64)
+        tf: Array = np.zeros(0)
+        if tid + 1 < len(self._indptr):
+            a, b = self._indptr[tid], self._indptr[tid + 1]
+            rows, tf = self._rows[a:b], self._tf[a:b].astype(np.float64)
+        extra = self._delta.get(tid)
+        if extra:
+            rows = np.concatenate([rows, np.fromiter((p for p, _ in extra), np.int64)])
+            tf = np.concatenate([tf, np.fromiter((f for _, f in extra), np.float64)])
+        return rows, tf
+
+    def search(self, query: Query, limit: int) -> list[tuple[int, float]]:
+        """(seq, bm25) of the best ``limit`` live rows containing any stem, best first;
+        bm25 negative as FTS5's (lower is better)."""
+        n = self._n
+        if not n or query.rows <= 0 or query.avgdl <= 0:
+            return []
+        alive = self._alive[:n]
+        score = np.zeros(n)
+        hit = np.zeros(n, dtype=bool)
+        for stem in query.stems:
+            rows, tf = self._postings(stem)
+            live = int(np.count_nonzero(alive[rows]))
+            if not live:
+                continue
+            # A frequency cached before the owner's newest rows may be lower than what the
+            # owner alone holds now: the IDF never counts fewer rows than that.
+            df = max(query.doc_freq.get(stem, 0), live)
+            idf = math.log((query.rows - df + 0.5) / (df + 0.5))
+            idf = idf if idf > 0 else _IDF_FLOOR
+            norm = K1 * (1 - B + B * self._length[rows] / query.avgdl)
+            score[rows] += idf * (tf * (K1 + 1)) / (tf + norm)
+            hit[rows] = True
+        found = np.flatnonzero(hit & alive)
+        values = score[found]
+        if len(found) > limit:
+            # Keep every row tied with the limit-th score, for the rowid tie-break below.
+            cut = -np.partition(-values, limit - 1)[limit - 1]
+            found, values = found[values >= cut], values[values >= cut]
+        order = np.lexsort((self._seq[found], -values))[:limit]
+        seqs: list[int] = self._seq[found[order]].tolist()
+        return list(zip(seqs, (-values[order]).tolist(), strict=True))
+
+
+def _owner_version(db: Database, owner: str) -> int:
+    value = db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))
+    return int(value or 0)
+
+
+class KeywordIndexCache:
+    """Owners' keyword postings, least recently used evicted past ``max_bytes``, kept
+    current with the owner versions. One lock over the indexes and the query tokenizer,
+    which the process's threads share; a build tokenizes with its own."""
+
+    def __init__(self, max_bytes: int, *, background: bool = True) -> None:
+        self.max_bytes = max_bytes
+        self.background = background
+        self._indexes: OrderedDict[str, OwnerKeywords] = OrderedDict()
+        self._building: set[str] = set()
+        self._failed: dict[str, float] = {}  # owner -> monotonic time of a failed build
+        self._tokenizer: Fts5Tokenizer | None = None
+        self._lock = threading.Lock()
+
+    def stems(self, words: list[str]) -> list[str] | None:
+        """FTS5's stem of each query word; None if any is not one token (the caller then
+        asks FTS5 itself)."""
+        with self._lock:
+            tokenizer = self._tokenize()
+            stems = [tokenizer.stem(w) for w in words]
+        return None if any(s is None for s in stems) else [s for s in stems if s]
+
+    def search(
+        self, db: Database, owner: str, stems: list[str], doc_freq: dict[str, int], limit: int
+    ) -> list[tuple[int, float]] | None:
+        """The owner's best ``limit`` rows for ``stems`` (FTS5 stems), as FTS5 ranks them;
+        None while the owner's postings are not built (the caller asks FTS5)."""
+        if not self._ready(db, owner):
+            return None
+        version_rows, averages = db.query_batch(
+            [
+                ("SELECT version FROM owner_versions WHERE api_key_id = ?", [owner]),
+                ("SELECT block FROM memory_fts_data WHERE id = 1", []),
+            ]
+        )
+        version = int(version_rows[0]["version"]) if version_rows else 0
+        rows, avgdl = fts5_averages(averages[0]["block"] if averages else None)
+        with self._lock:
+            index = self._indexes.get(owner)
+            if index is None:  # evicted since
+                return None
+            self._indexes.move_to_end(owner)
+            fresh = index.version == version or self._refresh(db, index)
+            if fresh:
+                found = index.search(Query(stems, doc_freq, rows, avgdl), limit)
+                self._evict()
+                return found
+        self._ready(db, owner)  # rebuild: FTS5 answers meanwhile
+        return None
+
+    def ready(self, owner: str) -> bool:
+        with self._lock:
+            return owner in self._indexes
+
+    def _ready(self, db: Database, owner: str) -> bool:
+        """Whether the owner's postings are built; starts building them if not."""
+        with self._lock:
+            if owner in self._indexes:
+                return True
+            if owner in self._building:
+                return False
+            failed = self._failed.get(owner)
+            if failed is not None and time.monotonic() - failed < _RETRY_S:
+                return False
+            self._building.add(owner)
+        if not self.background:
+            self._build(db, owner)
+            return self.ready(owner)
+        thread = threading.Thread(
+            target=self._build, args=(db, owner), name="engram-keywords", daemon=True
+        )
+        thread.start()
+        return False
+
+    def _build(self, db: Database, owner: str) -> None:
+        """Read and tokenize every row of the owner, a page at a time (the database lock
+        and the GIL are never held for long), then install the postings.
+
+        The version is read first: a row written while the pages are read is read again
+        by the next refresh (its version is newer), a row deleted meanwhile has a newer
+        tombstone. So no snapshot transaction is needed."""
+        started = time.perf_counter()
+        try:
+            version = _owner_version(db, owner)
+            where, params = owner_sql(owner, alias="")
+            tokenizer = Fts5Tokenizer()
+            tokens = Tokens()
+            after = -1
+            while True:
+                page = db.query(
+                    "SELECT seq, key, content, context, owner_token FROM memories"
+                    f" WHERE {where} AND seq > ? ORDER BY seq LIMIT ?",
+                    (*params, after, _BUILD_PAGE),
+                )
+                if not page:
+                    break
+                tokens.extend(tokenizer.documents(page))
+                after = int(page[-1]["seq"])
+            index = OwnerKeywords.build(owner, version, tokens)
+        except (EngramError, libsql.Error, ValueError, MemoryError) as exc:
+            log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
+            with self._lock:
+                self._building.discard(owner)
+                self._failed[owner] = time.monotonic()
+            return
+        with self._lock:
+            self._building.discard(owner)
+            self._failed.pop(owner, None)
+            self._indexes[owner] = index
+            self._evict()
+        log.debug(
+            "keyword postings built: %d rows in %.0f ms",
+            index.size,
+            1000 * (time.perf_counter() - started),
+        )
+
+    def _refresh(self, db: Database, index: OwnerKeywords) -> bool:
+        """Apply what changed since the index's version; False (index dropped, a build
+        started) when so much changed that rebuilding off the request path is cheaper.
+
+        The version is read first, as in ``_build``: what is written meanwhile is read
+        again by the next refresh, so no snapshot transaction (and no lock) is needed."""
+        owner = index.owner
+        where, params = owner_sql(owner, alias="")
+        current = _owner_version(db, owner)
+        changed = int(
+            db.scalar(
+                f"SELECT count(*) FROM memories WHERE {where} AND version > ?",
+                (*params, index.version),
+            )
+        )
+        if changed > max(_REBUILD_MIN, _REBUILD_SHARE * index.size):
+            del self._indexes[owner]
+            return False
+        rows = db.query(
+            "SELECT seq, key, content, context, owner_token FROM memories"
+            f" WHERE {where} AND version > ?",
+            (*params, index.version),
+        )
+        dead = db.query(
+            f"SELECT seq FROM memory_tombstones WHERE {where} AND version > ?",
+            (*params, index.version),
+        )
+        index.apply(self._tokenize().documents(rows), (int(r["seq"]) for r in dead))
+        index.version = current
+        return True
+
+    def _evict(self) -> None:
+        while len(self._indexes) > 1 and self._nbytes() > self.max_bytes:
+            self._indexes.popitem(last=False)
+
+    def _tokenize(self) -> Fts5Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = Fts5Tokenizer()
+        return self._tokenizer
+
+    def _nbytes(self) -> int:
+        return sum(i.nbytes for i in self._indexes.values())
+
+    @property
+    def nbytes(self) -> int:
+        with self._lock:
+            return self._nbytes()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._indexes.clear()

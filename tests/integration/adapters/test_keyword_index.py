@@ -1,0 +1,246 @@
+"""The in-memory keyword postings (adapters/libsql/keyword_index.py) against FTS5 itself.
+
+FTS5 is the oracle: for the same database, the postings must give the same rows, in
+the same order, with the same BM25, after any mix of writes, however they reach the
+file (this process, another connection, a neighbour's context rewritten, a deletion,
+a vector reset). Every comparison asks a fresh ``SearchRepository`` (fresh document
+frequencies) sharing one long-lived ``KeywordIndexCache`` (the postings under test).
+"""
+
+import math
+import random
+import time
+
+import pytest
+
+from engram.adapters.libsql import KeywordIndexCache, SearchRepository
+from engram.adapters.libsql.keyword_index import Fts5Tokenizer, OwnerKeywords, Query
+from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter
+
+WORDS = (
+    "camping lake pottery painting kitten adopted sweden moved concert violin guitar "
+    "marathon running runner runs hiking mountains sunset beach paris berlin tokyo "
+    "support group charity book novel reading coffee garden roses dinner family"
+).split()
+QUERIES = [
+    "camping by the lake",
+    "running marathon",
+    "who adopted a kitten",
+    "moved from sweden",
+    "violin concert in berlin",
+    "reading a novel in the garden",
+    "family dinner",
+    "roses",
+    "Tokyo sunset hiking mountains beach",
+]
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 9)))
+
+
+def rounded(found):
+    """Scores rounded past float noise (summation order), order kept."""
+    return [(seq, round(score, 9)) for seq, score in found]
+
+
+def assert_same_as_fts5(db, cache, owners=("k1", "k2")):
+    checked = 0
+    for owner in owners:
+        who = OwnerFilter((owner,))
+        for query in QUERIES:
+            expected = SearchRepository(db).keyword_scores(query, who, 200)
+            indexed = SearchRepository(db, keywords=cache)
+            got = indexed.keyword_scores(query, who, 200)
+            assert rounded(got) == rounded(expected), (owner, query)
+            checked += len(expected)
+    assert cache.ready(owners[0])
+    return checked
+
+
+def test_ranks_exactly_as_fts5_through_any_mix_of_writes(engine, db):
+    """Creates, edits (content and key), deletions and session neighbours (whose
+    contexts the engine rewrites), for two owners, checked every few writes."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    rng = random.Random(16)
+    live: dict[str, str] = {}  # id -> owner
+    checked = 0
+    for step in range(120):
+        action = rng.random()
+        if action < 0.6 or len(live) < 5:
+            owner = rng.choice(("k1", "k1", "k2"))
+            memory = engine.memories.create(
+                MemoryCreate(
+                    api_key_id=owner,
+                    key=f"m{step}",
+                    content=sentence(rng),
+                    session_id=rng.choice((None, "s1", "s2")),
+                )
+            )
+            live[memory.id] = owner
+        elif action < 0.8:
+            memory_id = rng.choice(sorted(live))
+            change = (
+                MemoryUpdate(content=sentence(rng))
+                if rng.random() < 0.7
+                else MemoryUpdate(key=f"k:{step}")
+            )
+            engine.memories.update(memory_id, change)
+        else:
+            memory_id = rng.choice(sorted(live))
+            engine.memories.delete(memory_id)
+            del live[memory_id]
+        if step % 6 == 5:
+            checked += assert_same_as_fts5(db, cache)
+    assert checked > 500  # the comparisons were not vacuous
+
+
+def test_a_write_through_another_connection_is_seen_by_the_next_query(engine, db, config):
+    """The postings live in the process that reads (``db`` here); the engine's writes
+    come through another connection, as another Lambda instance's would."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    who = OwnerFilter(("k1",))
+    engine.memories.create(MemoryCreate(api_key_id="k1", content="pottery class on Monday"))
+    search = SearchRepository(db, keywords=cache)
+    assert search.keyword_scores("violin", who, 10) == []
+    created = engine.memories.create(MemoryCreate(api_key_id="k1", content="violin lessons"))
+    seqs = [
+        seq for seq, _ in SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)
+    ]
+    assert len(seqs) == 1
+    engine.memories.delete(created.id)
+    assert SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10) == []
+
+
+def test_a_neighbours_rewritten_context_is_found(engine, db):
+    """A memory written into a session changes its neighbours' contexts (their searchable
+    surroundings): the postings must follow, or a query by a neighbour's word finds less
+    than FTS5."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    who = OwnerFilter(("k1",))
+    for text in ("we talked about the trip", "it was lovely", "see you soon"):
+        engine.memories.create(MemoryCreate(api_key_id="k1", content=text, session_id="s"))
+    assert SearchRepository(db, keywords=cache).keyword_scores("Sweden", who, 10) == []
+    engine.memories.create(
+        MemoryCreate(api_key_id="k1", content="She moved from Sweden", session_id="s")
+    )
+    got = SearchRepository(db, keywords=cache).keyword_scores("Sweden", who, 10)
+    expected = SearchRepository(db).keyword_scores("Sweden", who, 10)
+    assert len(got) == 3  # the new row and the two before it, through their context
+    assert rounded(got) == rounded(expected)
+
+
+def test_owners_never_see_each_others_rows(engine, db):
+    cache = KeywordIndexCache(64 << 20, background=False)
+    mine = engine.memories.create(MemoryCreate(api_key_id="k1", content="my violin"))
+    engine.memories.create(MemoryCreate(api_key_id="k2", content="their violin, violin"))
+    seq_of_mine = db.scalar("SELECT seq FROM memories WHERE id = ?", (mine.id,))
+    search = SearchRepository(db, keywords=cache)
+    assert [s for s, _ in search.keyword_scores("violin", OwnerFilter(("k1",)), 10)] == [
+        seq_of_mine
+    ]
+    assert [s for s, _ in search.keyword_scores("violin", OwnerFilter(("k3",)), 10)] == []
+
+
+def test_a_mass_change_rebuilds_and_fts5_answers_meanwhile(engine, db):
+    """A vector reset stamps every row: re-tokenizing them all on a query would stall it,
+    so the postings are dropped and rebuilt, FTS5 answering the query in between."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    rng = random.Random(3)
+    engine.memories.upsert_many(
+        [MemoryCreate(api_key_id="k1", key=f"m{i}", content=sentence(rng)) for i in range(600)]
+    )
+    assert_same_as_fts5(db, cache, owners=("k1",))
+    db.execute("UPDATE owner_versions SET version = version + 1")
+    db.execute("UPDATE memories SET version = (SELECT version FROM owner_versions)")
+    assert_same_as_fts5(db, cache, owners=("k1",))
+
+
+def test_folding_the_delta_keeps_the_answer(engine, db):
+    """Past a tenth of the rows (or 256) in the delta and the dead, the arrays are rebuilt
+    without the dead; answers before and after must both match FTS5."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    rng = random.Random(5)
+    made = engine.memories.upsert_many(
+        [MemoryCreate(api_key_id="k1", key=f"m{i}", content=sentence(rng)) for i in range(300)]
+    )
+    assert_same_as_fts5(db, cache, owners=("k1",))
+    ids = [outcome.memory.id for outcome in made]
+    for memory_id in ids[:200]:  # 200 dead: no fold yet
+        engine.memories.delete(memory_id)
+    assert_same_as_fts5(db, cache, owners=("k1",))
+    for i in range(80):  # 200 dead + 80 new rows: folded
+        engine.memories.create(MemoryCreate(api_key_id="k1", key=f"n{i}", content=sentence(rng)))
+    assert_same_as_fts5(db, cache, owners=("k1",))
+
+
+def test_the_build_runs_in_the_background_and_fts5_answers_meanwhile(engine, db):
+    cache = KeywordIndexCache(64 << 20)  # background, as deployed
+    rng = random.Random(9)
+    engine.memories.upsert_many(
+        [MemoryCreate(api_key_id="k1", key=f"m{i}", content=sentence(rng)) for i in range(200)]
+    )
+    who = OwnerFilter(("k1",))
+    first = SearchRepository(db, keywords=cache).keyword_scores("camping lake", who, 50)
+    assert first == SearchRepository(db).keyword_scores("camping lake", who, 50)
+    deadline = time.monotonic() + 30
+    while not cache.ready("k1"):
+        assert time.monotonic() < deadline, "the background build never finished"
+        time.sleep(0.02)
+    assert_same_as_fts5(db, cache, owners=("k1",))
+
+
+def test_evicted_postings_are_rebuilt_and_still_right(engine, db):
+    cache = KeywordIndexCache(1, background=False)  # room for one owner only
+    engine.memories.create(MemoryCreate(api_key_id="k1", content="violin concert"))
+    engine.memories.create(MemoryCreate(api_key_id="k2", content="violin practice"))
+    assert_same_as_fts5(db, cache, owners=("k1",))
+    assert_same_as_fts5(db, cache, owners=("k2",))
+    assert cache.ready("k2") and not cache.ready("k1")
+    assert_same_as_fts5(db, cache, owners=("k1",))
+
+
+def test_a_failed_build_leaves_fts5_answering(engine, db, caplog):
+    cache = KeywordIndexCache(64 << 20, background=False)
+    engine.memories.create(MemoryCreate(api_key_id="k1", content="violin concert"))
+    broken = SearchRepository(db, keywords=cache)
+    query = db.query
+
+    def failing(sql, params=()):
+        if "ORDER BY seq LIMIT" in sql:
+            raise ValueError("disk on fire")
+        return query(sql, params)
+
+    db.query = failing
+    try:
+        got = broken.keyword_scores("violin", OwnerFilter(("k1",)), 10)
+    finally:
+        db.query = query
+    assert got == SearchRepository(db).keyword_scores("violin", OwnerFilter(("k1",)), 10)
+    assert len(got) == 1 and not cache.ready("k1")
+    assert "keyword postings of an owner not built" in caplog.text
+
+
+def test_a_query_word_fts5_splits_is_left_to_fts5():
+    """A word the engine's splitter keeps whole but FTS5 cuts in two would be a phrase
+    (adjacent tokens) for FTS5: the postings do not try to imitate that."""
+    cache = KeywordIndexCache(1 << 20)
+    assert cache.stems(["running", "camping"]) == ["run", "camp"]
+    assert cache.stems(["a\u00b7b"]) is None  # U+00B7 separates tokens in unicode61
+
+
+def test_postings_of_one_owner_score_as_bm25_by_hand():
+    """The arithmetic itself, on two rows small enough to check on paper."""
+    tokens = Fts5Tokenizer().documents(
+        [
+            {"seq": 1, "key": "a", "content": "violin violin", "context": "", "owner_token": "o1"},
+            {"seq": 2, "key": "b", "content": "violin lessons", "context": "", "owner_token": "o1"},
+        ]
+    )
+    assert tokens.lengths == {1: 4, 2: 4}
+    index = OwnerKeywords.build("k1", 1, tokens)
+    found = index.search(Query(["violin"], {"violin": 2}, rows=10, avgdl=4.0), 10)
+    idf = math.log((10 - 2 + 0.5) / (2 + 0.5))
+    expected = [(1, -idf * 2 * 2.2 / (2 + 1.2)), (2, -idf * 1 * 2.2 / (1 + 1.2))]
+    assert [s for s, _ in found] == [1, 2]
+    assert found == pytest.approx(expected)
