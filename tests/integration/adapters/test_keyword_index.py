@@ -244,3 +244,18 @@ def test_postings_of_one_owner_score_as_bm25_by_hand():
     expected = [(1, -idf * 2 * 2.2 / (2 + 1.2)), (2, -idf * 1 * 2.2 / (1 + 1.2))]
     assert [s for s, _ in found] == [1, 2]
     assert found == pytest.approx(expected)
+
+
+def test_a_query_for_the_owner_token_itself_matches_as_fts5(engine, db):
+    """FTS5 matches a query word in any column, the owner token's included (weight 0):
+    asked for the token's own text, every row of the owner matches with score 0."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    for i in range(3):
+        engine.memories.create(MemoryCreate(api_key_id="k1", key=f"m{i}", content=f"note {i}"))
+    token = "o" + b"k1".hex() + "0"
+    who = OwnerFilter(("k1",))
+    expected = SearchRepository(db).keyword_scores(token, who, 10)
+    assert len(expected) == 3
+    assert rounded(SearchRepository(db, keywords=cache).keyword_scores(token, who, 10)) == (
+        rounded(expected)
+    )

@@ -63,7 +63,7 @@ _FOLD_SHARE = 0.1  # fold the delta and the dead once they reach a tenth of the 
 _FOLD_MIN = 256
 _REBUILD_MIN = 500  # a refresh with more changed rows than this and than a quarter of
 _REBUILD_SHARE = 0.25  # the owner's rows drops the index for a background rebuild
-_BUILD_PAGE = 1000  # rows read and tokenized at a time by a build
+_BUILD_PAGE = 250  # rows read and tokenized at a time by a build
 _RETRY_S = 60.0  # after a failed build, FTS5 serves the owner this long before a retry
 
 Array = Any  # numpy arrays; numpy's typing of fancy indexing adds nothing here
@@ -108,16 +108,19 @@ class Fts5Tokenizer:
                 "INSERT INTO d (rowid, key, content, context, owner_token) VALUES (?,?,?,?,?)",
                 [(r["seq"], r["key"], r["content"], r["context"], r["owner_token"]) for r in rows],
             )
-            tokens = Tokens(lengths={int(r["seq"]): 0 for r in rows})
-            for doc, length in conn.execute("SELECT doc, count(*) FROM dv GROUP BY doc").fetchall():
-                tokens.lengths[int(doc)] = int(length)
+            # One pass over the instances: per (stem, row) the weighted frequency and the
+            # count, whose sum per row is its length. The owner token's stem is kept with
+            # weight 0: FTS5 matches a query word in any column, and scores it 0 there.
             found = conn.execute(
-                f"SELECT term, doc, {_WEIGHT_SQL} FROM dv WHERE col <> 'owner_token'"
-                " GROUP BY term, doc"
+                f"SELECT term, doc, {_WEIGHT_SQL}, count(*) FROM dv GROUP BY term, doc"
             ).fetchall()
+            tokens = Tokens(lengths={int(r["seq"]): 0 for r in rows})
             if found:
-                stems, seqs, weights = zip(*found, strict=True)
+                stems, seqs, weights, counts = zip(*found, strict=True)
                 tokens.stems, tokens.seqs, tokens.weights = list(stems), list(seqs), list(weights)
+                lengths = tokens.lengths
+                for seq, count in zip(seqs, counts, strict=True):
+                    lengths[seq] += count
             return tokens
         finally:
             conn.execute("DROP TABLE IF EXISTS dv")
