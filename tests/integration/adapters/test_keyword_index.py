@@ -14,7 +14,8 @@ import time
 import pytest
 
 from engram.adapters.libsql import KeywordIndexCache, SearchRepository
-from engram.adapters.libsql.keyword_index import Fts5Tokenizer, OwnerKeywords, Query
+from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer
+from engram.adapters.libsql.keyword_index import OwnerKeywords, Query
 from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter
 
 WORDS = (
