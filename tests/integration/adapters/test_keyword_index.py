@@ -10,10 +10,12 @@ frequencies) sharing one long-lived ``KeywordIndexCache`` (the postings under te
 import math
 import random
 import time
+from datetime import timedelta
 
 import pytest
 
 from engram.adapters.libsql import KeywordIndexCache, SearchRepository
+from engram.adapters.libsql.fts import query_terms
 from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer
 from engram.adapters.libsql.keyword_index import OwnerKeywords, Query
 from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter
@@ -260,3 +262,46 @@ def test_a_query_for_the_owner_token_itself_matches_as_fts5(engine, db):
     assert rounded(SearchRepository(db, keywords=cache).keyword_scores(token, who, 10)) == (
         rounded(expected)
     )
+
+
+def test_keyword_search_as_fts5_with_expiry_retention_and_a_narrow_window(engine, db, clock):
+    """The exact strategy's ``keyword_search`` from the postings: expiry and retention are
+    conditions the postings do not know, applied to the rows read by seq; when they leave
+    too few rows to fill the page, FTS5 answers, and the answer is FTS5's either way."""
+    rng = random.Random(26)
+    start = int(clock.now.timestamp() * 1000)
+    for n in range(400):
+        expires = clock.now + timedelta(minutes=rng.randint(1, 60)) if n % 4 == 0 else None
+        engine.memories.create(
+            MemoryCreate(api_key_id="k1", content=sentence(rng), expires_at=expires)
+        )
+        clock.advance(seconds=1)
+    engine.memories.create(MemoryCreate(api_key_id="k2", content="camping by the lake"))
+    later = start + 30 * 60_000  # a quarter of the rows have expired by then
+    cache = KeywordIndexCache(64 << 20, background=False)
+    who = OwnerFilter(("k1",))
+    compared = 0
+    for now_ms, cutoff_ms, limit, fallbacks in [
+        (start, 0, 20, False),
+        (later, 0, 20, False),
+        (later, start + 200_000, 50, False),  # retention keeps the newer half
+        (later, start + 395_000, 10, True),  # five rows in the window: FTS5 answers
+    ]:
+        fell_back = []
+        for query in QUERIES:
+            search = SearchRepository(db, keywords=cache)
+            terms = search.selective_terms(query_terms(query))
+            answer = search._indexed_search(cache, terms, who, now_ms, cutoff_ms, limit)
+            if answer is None:
+                fell_back.append(query)
+            expected = SearchRepository(db).keyword_search(query, who, now_ms, cutoff_ms, limit)
+            got = SearchRepository(db, keywords=cache).keyword_search(
+                query, who, now_ms, cutoff_ms, limit
+            )
+            assert [(m.id, round(s, 9)) for m, s in got] == [
+                (m.id, round(s, 9)) for m, s in expected
+            ], (now_ms, cutoff_ms, limit, query)
+            assert all(m.api_key_id == "k1" for m, _ in got)
+            compared += len(expected)
+        assert bool(fell_back) is fallbacks, (cutoff_ms, fell_back)
+    assert compared > 500

@@ -117,13 +117,6 @@ class SearchRepository:
             standing=[row_to_memory(r) for r in results[0]],
         )
 
-    def _match(self, text: str) -> str | None:
-        """The FTS5 expression for the user's text, without terms too common to matter."""
-        terms = query_terms(text)
-        if not terms:
-            return None
-        return build_match(self.selective_terms(terms) if self.prune else terms)
-
     def selective_terms(self, terms: list[str]) -> list[str]:
         """``terms`` without those in half the indexed memories or more.
 
@@ -170,7 +163,15 @@ class SearchRepository:
         self, text: str, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
     ) -> list[tuple[Memory, float]]:
         """Live memories matching ``text``, best first, with their BM25."""
-        match = self._match(text)
+        terms = query_terms(text)
+        if not terms:
+            return []
+        selected = self.selective_terms(terms) if self.prune else terms
+        if self.keywords is not None and len(who.owners) == 1 and who.session_id is None:
+            found = self._indexed_search(self.keywords, selected, who, now_ms, cutoff_ms, limit)
+            if found is not None:
+                return found
+        match = build_match(selected)
         if match is None:
             return []
         owner_clause, params = owner_sql(who)
@@ -224,6 +225,39 @@ class SearchRepository:
             return None
         frequency, _ = self._document_frequencies(set(stems))
         return keywords.search(self.db, owner, stems, frequency, limit)
+
+    def _indexed_search(
+        self,
+        keywords: KeywordIndexCache,
+        terms: list[str],
+        who: OwnerFilter,
+        now_ms: int,
+        cutoff_ms: int,
+        limit: int,
+    ) -> list[tuple[Memory, float]] | None:
+        """``keyword_search`` from the owner's postings, which know nothing of expiry and
+        retention: more rows are scored than asked for, read by seq with those conditions
+        (and the owner's), and FTS5 answers (None) when too many of them were filtered
+        out to fill ``limit``."""
+        ask = 2 * limit + 50
+        scored = self._indexed_scores(keywords, who.owners[0], terms, ask)
+        if scored is None:
+            return None
+        if not scored:
+            return []
+        owner_clause, params = owner_sql(who, indexed=False)
+        live_sql, extra = live(now_ms)
+        marks = ",".join("?" for _ in scored)
+        rows = self.db.query(
+            f"SELECT {COLUMNS} FROM memories m WHERE m.seq IN ({marks}) AND {owner_clause}"
+            f" AND {live_sql} AND +m.updated_at >= ?",
+            [*(seq for seq, _ in scored), *params, *extra, cutoff_ms],
+        )
+        by_seq = {int(r["seq"]): r for r in rows}
+        found = [(row_to_memory(by_seq[seq]), score) for seq, score in scored if seq in by_seq]
+        if len(found) < limit and len(scored) == ask:
+            return None
+        return found[:limit]
 
     def mentions(self, who: OwnerFilter, terms: list[str]) -> set[str]:
         """Which of ``terms`` any of ``who``'s rows contains (one index probe each)."""
