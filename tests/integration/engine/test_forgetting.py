@@ -4,6 +4,7 @@ while other keys, sessions and types stay untouched."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -87,6 +88,16 @@ def test_nothing_of_a_forgotten_memory_remains_anywhere(engine, config, clock, d
         # The embedding cache holds the memory's vector (the worker embedded its text).
         cache = engine.vectors.embeddings.current().embedder
         assert cache.forget([]) == 0 and cache._cache.get(cache.key(mine.content)) is not None
+        # Its keyword postings (built in the background from a first keyword query) hold
+        # the memories' words.
+        keywords = other.retrieval.search.keywords
+        by_words = RetrievalRequest(query=f"{SECRETWORD} garden shed", strategy=Strategy.EXACT)
+        other.retrieval.preview("k1", by_words)
+        deadline = time.monotonic() + 30
+        while not keywords.ready("k1") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        gone_stems = {SECRETWORD, "garden", "shed", "paint", "green"}
+        assert gone_stems <= set(keywords._indexes["k1"]._vocab)
 
         outcome = engine.memories.forget(MemoryForget(api_key_id="k1", session_id="s1"))
         assert outcome.deleted == 2
@@ -108,6 +119,11 @@ def test_nothing_of_a_forgotten_memory_remains_anywhere(engine, config, clock, d
         # The other process's matrix catches up by tombstone: nothing of k1 comes back.
         assert other.retrieval.preview("k1", request).results == []
         assert [r.id for r in other.retrieval.preview("k2", request).results] == [theirs.id]
+        # Its keyword postings: the next query applies the tombstones, and no stem of the
+        # forgotten words is left in them.
+        assert other.retrieval.preview("k1", by_words).results == []
+        postings = keywords._indexes.get("k1")
+        assert postings is None or not gone_stems & set(postings._vocab)
         # Cached vectors of the forgotten text.
         assert cache._cache.get(cache.key(mine.content)) is None
         assert cache._cache.get(cache.key(neighbour.content)) is None

@@ -85,6 +85,7 @@ class OwnerKeywords:
         self.owner = owner
         self.version = version
         self._vocab: dict[str, int] = {}
+        self._next_tid = 0  # ids are not reused: a purge leaves gaps until the next fold
         self._load(np.zeros(0, np.int64), np.zeros(0), [], [], [])
 
     def _load(
@@ -104,8 +105,8 @@ class OwnerKeywords:
         order = np.lexsort((row_array, tid_array))
         self._rows = row_array[order]
         self._tf = np.asarray(tf, dtype=np.float32)[order]  # sums of halves: exact
-        self._indptr = np.zeros(len(self._vocab) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(tid_array, minlength=len(self._vocab)), out=self._indptr[1:])
+        self._indptr = np.zeros(self._next_tid + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tid_array, minlength=self._next_tid), out=self._indptr[1:])
         self._delta: dict[int, list[tuple[int, float]]] = {}
         self._delta_rows = 0
         self._dead = 0
@@ -117,6 +118,7 @@ class OwnerKeywords:
         position = {s: i for i, s in enumerate(seqs)}
         vocab = index._vocab
         tids = [vocab.setdefault(s, len(vocab)) for s in tokens.stems]
+        index._next_tid = len(vocab)
         rows = [position[s] for s in tokens.seqs]
         length = np.fromiter((tokens.lengths[s] for s in seqs), np.float64, len(seqs))
         index._load(np.asarray(seqs, dtype=np.int64), length, tids, rows, tokens.weights)
@@ -138,9 +140,15 @@ class OwnerKeywords:
     # -- writes -----------------------------------------------------------------------
 
     def apply(self, tokens: Tokens, dead: Iterable[int]) -> None:
-        """Rows written (tokenized) and rows deleted since the last refresh."""
+        """Rows written (tokenized) and rows deleted since the last refresh.
+
+        A deletion's words leave memory with it (forgetting promises nothing of a
+        forgotten memory is left anywhere): the stems no live row holds any more are
+        purged from the vocabulary at once, not at the next fold."""
+        deleted = False
         for seq in dead:
             self._kill(seq)
+            deleted = True
         by_row: dict[int, list[tuple[str, float]]] = {s: [] for s in tokens.lengths}
         for stem, seq, weight in zip(tokens.stems, tokens.seqs, tokens.weights, strict=True):
             by_row[seq].append((stem, weight))
@@ -149,6 +157,8 @@ class OwnerKeywords:
             self._add(seq, stems, tokens.lengths[seq])
         if self._delta_rows + self._dead >= max(_FOLD_MIN, _FOLD_SHARE * self._n):
             self._fold()
+        elif deleted:
+            self._purge()
 
     def _kill(self, seq: int) -> None:
         pos = self._position.pop(seq, None)
@@ -169,7 +179,10 @@ class OwnerKeywords:
         self._seq[pos], self._length[pos], self._alive[pos] = seq, length, True
         self._position[seq] = pos
         for stem, tf in stems:
-            tid = self._vocab.setdefault(stem, len(self._vocab))
+            tid = self._vocab.get(stem)
+            if tid is None:
+                tid = self._vocab[stem] = self._next_tid
+                self._next_tid += 1
             self._delta.setdefault(tid, []).append((pos, tf))
         self._delta_rows += 1
 
@@ -192,7 +205,29 @@ class OwnerKeywords:
         keep = alive[rows]
         renumber = np.cumsum(alive) - 1
         seq, length = self._seq[:n][alive], self._length[:n][alive]
-        self._load(seq, length, tids[keep], renumber[rows[keep]], tf[keep])
+        # Stem ids renumbered too: the stems only dead rows held leave the vocabulary.
+        kept = tids[keep]
+        held = np.bincount(kept, minlength=self._next_tid) > 0
+        new_id = np.cumsum(held) - 1
+        self._vocab = {s: int(new_id[t]) for s, t in self._vocab.items() if held[t]}
+        self._next_tid = len(self._vocab)
+        self._load(seq, length, new_id[kept], renumber[rows[keep]], tf[keep])
+
+    def _purge(self) -> None:
+        """Dead rows' postings out of the delta, and the stems no live row holds out of
+        the vocabulary (their main postings stay, unreachable, until the next fold)."""
+        alive = self._alive[: self._n]
+        main_tids = np.repeat(np.arange(len(self._indptr) - 1), np.diff(self._indptr))
+        held = np.zeros(self._next_tid, dtype=bool)
+        held[main_tids[alive[self._rows]]] = True
+        for tid, posts in list(self._delta.items()):
+            live = [(p, f) for p, f in posts if alive[p]]
+            if live:
+                self._delta[tid] = live
+                held[tid] = True
+            else:
+                del self._delta[tid]
+        self._vocab = {s: t for s, t in self._vocab.items() if held[t]}
 
     # -- reads ------------------------------------------------------------------------
 
