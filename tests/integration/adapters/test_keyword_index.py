@@ -16,7 +16,7 @@ import pytest
 
 from engram.adapters.libsql import KeywordIndexCache, SearchRepository
 from engram.adapters.libsql.fts import query_terms
-from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer
+from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer, Tokens
 from engram.adapters.libsql.keyword_index import OwnerKeywords, Query
 from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter
 
@@ -175,6 +175,29 @@ def test_folding_the_delta_keeps_the_answer(engine, db):
     for i in range(80):  # 200 dead + 80 new rows: folded
         engine.memories.create(MemoryCreate(api_key_id="k1", key=f"n{i}", content=sentence(rng)))
     assert_same_as_fts5(db, cache, owners=("k1",))
+
+
+def test_the_vocabulary_holds_only_live_rows_words():
+    """Words of rows rewritten away leave the vocabulary at the next fold, and of rows
+    deleted at once: an owner who edits for months does not grow it without bound."""
+
+    def tokens(rows):
+        found = Tokens(lengths={seq: len(words) for seq, words in rows.items()})
+        for seq, words in rows.items():
+            for word in words:
+                found.stems.append(word)
+                found.seqs.append(seq)
+                found.weights.append(1.0)
+        return found
+
+    index = OwnerKeywords.build("k1", 1, tokens({seq: ["base", f"w{seq}"] for seq in range(300)}))
+    for n in range(300):  # every row rewritten once with a new word: folded on the way
+        index.apply(tokens({n: ["base", f"v{n}"]}), [])
+    assert not {f"w{n}" for n in range(200)} & set(index._vocab)  # folded twice
+    index.apply(Tokens(), [0, 1])  # two deleted
+    assert set(index._vocab) == {"base"} | {f"v{n}" for n in range(2, 300)}
+    query = Query(["v5", "w5"], {"v5": 1, "w5": 1}, rows=300, avgdl=2.0)
+    assert [seq for seq, _ in index.search(query, 10)] == [5]
 
 
 def test_the_build_runs_in_the_background_and_fts5_answers_meanwhile(engine, db):
