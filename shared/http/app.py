@@ -63,9 +63,17 @@ def create_app(
     *,
     config: Config | None = None,
     engine: Callable[[], Engine] | None = None,
+    finish_before_reply: bool = False,
 ) -> FastAPI:
     """The app serving ``routers``. ``engine`` builds the engine (the composition root's
-    ``build_engine`` by default); tests hand in one they built with their own parts."""
+    ``build_engine`` by default); tests hand in one they built with their own parts.
+
+    ``finish_before_reply``: a buffered chat answer is sent only once its extraction job
+    is queued. Behind the Lambda Web Adapter the invocation ends with the response, and
+    work left for after it (a background task) may be frozen with the sandbox and never
+    reach the queue. Under Mangum the whole ASGI call, background included, is awaited
+    before the invocation returns, and locally nothing freezes: there the job is queued
+    after the answer is sent."""
     wanted = set(routers)
     unknown = wanted - set(ORDER)
     if unknown:
@@ -78,6 +86,7 @@ def create_app(
         description="A persistent memory layer for OpenAI-compatible chat applications.",
     )
     app.state.config = config
+    app.state.finish_before_reply = finish_before_reply
     app.state.engine = Lazy(engine if engine is not None else lambda: build_engine(config))
     install_error_handlers(app)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Response
+from fastapi import APIRouter, Depends, Header, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import StringConstraints, WithJsonSchema
 from starlette.background import BackgroundTask
@@ -92,9 +92,12 @@ async def chat_options(
 ChatOptionsDep = Annotated[ChatOptions, Depends(chat_options)]
 
 
-def _response(reply: ChatReply) -> Response:
+async def _response(reply: ChatReply, request: Request) -> Response:
     if reply.stream is not None:
         return StreamingResponse(reply.stream, reply.status, headers=reply.headers)
+    if reply.finish is not None and getattr(request.app.state, "finish_before_reply", False):
+        await reply.finish()  # see create_app: the answer then waits for the queue
+        return Response(reply.body, reply.status, headers=reply.headers)
     background = BackgroundTask(reply.finish) if reply.finish is not None else None
     return Response(reply.body, reply.status, headers=reply.headers, background=background)
 
@@ -110,15 +113,19 @@ def _response(reply: ChatReply) -> Response:
     },
 )
 async def chat_completions(
-    key: ApiKeyDep, body: ChatCompletionRequest, options: ChatOptionsDep, engine: EngineDep
+    request: Request,
+    key: ApiKeyDep,
+    body: ChatCompletionRequest,
+    options: ChatOptionsDep,
+    engine: EngineDep,
 ) -> Response:
     """OpenAI's chat completions, with memory: the relevant memories of the API key are
     injected, the upstream's answer passes through (streamed when asked), and the facts
     of the exchange are learnt afterwards, off the response path."""
-    return _response(await engine.chat.complete(key.id, body.forwarded(), options))
+    return await _response(await engine.chat.complete(key.id, body.forwarded(), options), request)
 
 
 @router.get("/v1/models")
-async def list_models(key: ApiKeyDep, engine: EngineDep) -> Response:
+async def list_models(request: Request, key: ApiKeyDep, engine: EngineDep) -> Response:
     """The upstream's model list, passed through."""
-    return _response(await engine.chat.models())
+    return await _response(await engine.chat.models(), request)

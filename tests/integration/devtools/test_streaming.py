@@ -19,6 +19,8 @@ from engram import Config, MemorySettingsUpdate, open_engine
 from engram.models import ApiKeyCreate
 from shared.devtools.layer_lock import CHAT_STREAM, check_lock, read_lock
 from shared.devtools.template import ROOT, load_template
+from shared.http import create_app
+from tests.support.lambda_support import live_server, load_function
 from tests.support.upstream_stub import StubUpstream
 
 FUNCTION = load_template().functions()["ChatStreamFunction"]
@@ -129,3 +131,51 @@ def test_run_sh_keeps_the_bearer_key_check(served):
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     response = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=10)
     assert response.status_code == 401
+
+
+def test_a_buffered_answer_is_sent_only_once_its_job_is_queued(db_url):
+    """Behind the Web Adapter the invocation ends with the response and the sandbox may
+    freeze: nothing may be left to run after it. The function's app queues a buffered
+    (non-streamed) answer's extraction job before sending the answer; an app without
+    the option (Mangum awaits the whole call; locally nothing freezes) queues it after."""
+    assert load_function("chat_stream").app.state.finish_before_reply is True
+    with StubUpstream() as stub:
+        config = Config(db_url=db_url, ENGRAM_UPSTREAM_BASE_URL=stub.url)
+        engine = open_engine(config, jobs="manual")
+        try:
+            key = engine.keys.create(ApiKeyCreate(name="buffered"))
+            engine.settings.update(MemorySettingsUpdate(enabled=True))
+            queue = engine.chat.queue
+            send, sent = queue.send, []
+
+            def slow_send(job):  # the real queue, reached 0.3 s late and timed
+                time.sleep(0.3)
+                send(job)
+                sent.append(time.monotonic())
+
+            queue.send = slow_send
+            body = {"model": "m", "messages": [{"role": "user", "content": "I use Postgres."}]}
+            for finish_first in (True, False):
+                app = create_app(
+                    routers=("chat",),
+                    config=config,
+                    engine=lambda: engine,
+                    finish_before_reply=finish_first,
+                )
+                with live_server(app) as base:
+                    response = httpx.post(
+                        f"{base}/v1/chat/completions",
+                        json=body,
+                        headers={"Authorization": f"Bearer {key.secret}"},
+                        timeout=20,
+                    )
+                    answered = time.monotonic()
+                    assert response.status_code == 200
+                    deadline = time.monotonic() + 10
+                    while len(sent) < (1 if finish_first else 2):
+                        assert time.monotonic() < deadline, "the job was never queued"
+                        time.sleep(0.02)
+                assert (sent[-1] < answered) is finish_first
+            assert queue.pending == 2  # both jobs reached the queue
+        finally:
+            engine.close()
