@@ -23,6 +23,7 @@ from .access import AccessLog
 from .errors import install_error_handlers
 from .limits import BodyLimits
 from .routers import ORDER, load
+from .tracing import WebAdapterTrace
 
 __all__ = ["Lazy", "create_app"]
 
@@ -63,17 +64,18 @@ def create_app(
     *,
     config: Config | None = None,
     engine: Callable[[], Engine] | None = None,
-    finish_before_reply: bool = False,
+    web_adapter: bool = False,
 ) -> FastAPI:
     """The app serving ``routers``. ``engine`` builds the engine (the composition root's
     ``build_engine`` by default); tests hand in one they built with their own parts.
 
-    ``finish_before_reply``: a buffered chat answer is sent only once its extraction job
-    is queued. Behind the Lambda Web Adapter the invocation ends with the response, and
-    work left for after it (a background task) may be frozen with the sandbox and never
-    reach the queue. Under Mangum the whole ASGI call, background included, is awaited
-    before the invocation returns, and locally nothing freezes: there the job is queued
-    after the answer is sent."""
+    ``web_adapter``: served by uvicorn behind the Lambda Web Adapter (the streamed chat
+    function). Each request is then traced from the trace header the adapter forwards
+    (``tracing.py``), and a buffered chat answer is sent only once its extraction job is
+    queued: the invocation ends with the response, and work left for after it (a
+    background task) may be frozen with the sandbox and never reach the queue. Under
+    Mangum the whole ASGI call, background included, is awaited before the invocation
+    returns, and locally nothing freezes: there the job is queued after the answer."""
     wanted = set(routers)
     unknown = wanted - set(ORDER)
     if unknown:
@@ -86,11 +88,13 @@ def create_app(
         description="A persistent memory layer for OpenAI-compatible chat applications.",
     )
     app.state.config = config
-    app.state.finish_before_reply = finish_before_reply
+    app.state.web_adapter = web_adapter
     app.state.engine = Lazy(engine if engine is not None else lambda: build_engine(config))
     install_error_handlers(app)
 
     app.add_middleware(AccessLog)
+    if web_adapter:
+        app.add_middleware(WebAdapterTrace)
     # Outermost: bodies are bounded before routing, authentication or parsing.
     app.add_middleware(
         BodyLimits,

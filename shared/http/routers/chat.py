@@ -95,7 +95,7 @@ ChatOptionsDep = Annotated[ChatOptions, Depends(chat_options)]
 async def _response(reply: ChatReply, request: Request) -> Response:
     if reply.stream is not None:
         return StreamingResponse(reply.stream, reply.status, headers=reply.headers)
-    if reply.finish is not None and getattr(request.app.state, "finish_before_reply", False):
+    if reply.finish is not None and getattr(request.app.state, "web_adapter", False):
         await reply.finish()  # see create_app: the answer then waits for the queue
         return Response(reply.body, reply.status, headers=reply.headers)
     background = BackgroundTask(reply.finish) if reply.finish is not None else None

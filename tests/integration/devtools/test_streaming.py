@@ -4,12 +4,14 @@ the first chunk reaches the client before the upstream has finished."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -52,7 +54,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def served(tmp_path: Path, db_url: str):
+def served(db_url: str):
+    with serve(db_url) as found:
+        yield found
+
+
+@contextmanager
+def serve(db_url: str, **extra_env: str):
     """run.sh started as the adapter starts it: CodeUri as the working directory, the
     layers on PYTHONPATH (here the checkout), the function's environment, $PORT."""
     engine = open_engine(Config(db_url=db_url))
@@ -72,6 +80,7 @@ def served(tmp_path: Path, db_url: str):
         "ENGRAM_UPSTREAM_BASE_URL": stub.url,
         "ENGRAM_UPSTREAM_TIMEOUT_S": FUNCTION.environment["ENGRAM_UPSTREAM_TIMEOUT_S"],
         "AWS_LAMBDA_FUNCTION_NAME": "ChatStreamFunction",
+        **extra_env,
     }
     process = subprocess.Popen(
         ["./run.sh"],
@@ -133,12 +142,54 @@ def test_run_sh_keeps_the_bearer_key_check(served):
     assert response.status_code == 401
 
 
+def test_each_request_is_traced_under_the_invocation_the_adapter_forwards(db_url):
+    """Tracing on as in Lambda: the adapter forwards the invocation's trace id as a
+    header (the process never sees ``_X_AMZN_TRACE_ID`` change); the request's
+    subsegment, with the upstream call nested in it, reaches the X-Ray daemon (a UDP
+    socket of the test's own) under that trace."""
+    daemon = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    daemon.bind(("127.0.0.1", 0))
+    daemon.settimeout(10)
+    trace = "1-5759e988-bd862e3fe1be46a994272793"
+    with (
+        daemon,
+        serve(
+            db_url,
+            POWERTOOLS_TRACE_DISABLED="false",
+            AWS_XRAY_DAEMON_ADDRESS=f"127.0.0.1:{daemon.getsockname()[1]}",
+            AWS_XRAY_CONTEXT_MISSING="LOG_ERROR",
+            AWS_DEFAULT_REGION="eu-west-1",
+        ) as (base, secret, _),
+    ):
+        body = {"model": "m", "messages": [{"role": "user", "content": "hello"}]}
+        response = httpx.post(
+            f"{base}/v1/chat/completions",
+            json=body,
+            headers={
+                "Authorization": f"Bearer {secret}",
+                "x-amzn-trace-id": f"Root={trace};Parent=53995c3f42cd8ad8;Sampled=1",
+            },
+            timeout=20,
+        )
+        assert response.status_code == 200
+        documents = []  # Powertools sends each subsegment as it ends, children first
+        while not any(d["name"] == "## /v1/chat/completions" for d in documents):
+            header, _, document = daemon.recv(65536).decode().partition("\n")
+            assert json.loads(header)["format"] == "json"
+            documents.append(json.loads(document))
+    request = documents[-1]
+    assert request["trace_id"] == trace
+    assert request["annotations"]["method"] == "POST"
+    nested = [d for d in documents if d.get("parent_id") == request["id"]]
+    assert any(d["name"] == "127.0.0.1" for d in nested)  # the upstream call (httpx)
+
+
 def test_a_buffered_answer_is_sent_only_once_its_job_is_queued(db_url):
     """Behind the Web Adapter the invocation ends with the response and the sandbox may
     freeze: nothing may be left to run after it. The function's app queues a buffered
     (non-streamed) answer's extraction job before sending the answer; an app without
     the option (Mangum awaits the whole call; locally nothing freezes) queues it after."""
-    assert load_function("chat_stream").app.state.finish_before_reply is True
+    assert load_function("chat_stream").app.state.web_adapter is True
     with StubUpstream() as stub:
         config = Config(db_url=db_url, ENGRAM_UPSTREAM_BASE_URL=stub.url)
         engine = open_engine(config, jobs="manual")
@@ -160,7 +211,7 @@ def test_a_buffered_answer_is_sent_only_once_its_job_is_queued(db_url):
                     routers=("chat",),
                     config=config,
                     engine=lambda: engine,
-                    finish_before_reply=finish_first,
+                    web_adapter=finish_first,
                 )
                 with live_server(app) as base:
                     response = httpx.post(
