@@ -220,12 +220,26 @@ class MemoryApi(RuleBasedStateMachine):
     def no_key_retrieves_another_keys_memories(self) -> None:
         for who in range(OWNERS):
             owner = self.owner(who)
-            result = self.client.post(
-                "/api/memory/retrieve-preview",
-                json={"apiKeyId": owner, "query": " ".join(WORDS), "limit": 100},
-                headers=AUTH,
-            ).json()
-            assert {r["id"] for r in result["results"]} <= set(self.mine(owner))
+            mine = set(self.mine(owner))
+            # Each strategy (hybrid fuses keyword and vector scores; exact is the keyword
+            # search alone, from the in-memory postings once built), and the list's search.
+            for strategy in ("hybrid", "exact"):
+                result = self.client.post(
+                    "/api/memory/retrieve-preview",
+                    json={
+                        "apiKeyId": owner,
+                        "query": " ".join(WORDS),
+                        "limit": 100,
+                        "strategy": strategy,
+                    },
+                    headers=AUTH,
+                ).json()
+                assert {r["id"] for r in result["results"]} <= mine, strategy
+            for word in WORDS:
+                listed = self.client.get(
+                    "/api/memory", params={"apiKeyId": owner, "q": word}, headers=AUTH
+                ).json()
+                assert {m["id"] for m in listed["data"]} <= mine, word
 
     @rule(who=st.integers(0, OWNERS - 1), question=words)
     def chat_injects_only_the_keys_own_memories(self, who: int, question: str) -> None:
