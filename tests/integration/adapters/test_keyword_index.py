@@ -14,7 +14,7 @@ from datetime import timedelta
 
 import pytest
 
-from engram.adapters.libsql import KeywordIndexCache, SearchRepository
+from engram.adapters.libsql import Database, KeywordIndexCache, SearchRepository
 from engram.adapters.libsql.fts import query_terms
 from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer, Tokens
 from engram.adapters.libsql.keyword_index import OwnerKeywords, Query
@@ -238,10 +238,12 @@ def test_a_failed_build_leaves_fts5_answering(engine, db, caplog):
         return query(sql, params)
 
     db.query = failing
+    db.sibling = lambda: db  # the build reads through this failing connection
     try:
         got = broken.keyword_scores("violin", OwnerFilter(("k1",)), 10)
     finally:
         db.query = query
+        del db.sibling
     assert got == SearchRepository(db).keyword_scores("violin", OwnerFilter(("k1",)), 10)
     assert len(got) == 1 and not cache.ready("k1")
     assert "keyword postings of an owner not built" in caplog.text
@@ -328,3 +330,19 @@ def test_keyword_search_as_fts5_with_expiry_retention_and_a_narrow_window(engine
             compared += len(expected)
         assert bool(fell_back) is fallbacks, (cutoff_ms, fell_back)
     assert compared > 500
+
+
+def test_the_build_reads_through_a_connection_of_its_own(engine, db):
+    """A build's pages never queue behind (or hold up) the requests' connection: the
+    sibling is another connection to the same rows, closed by its owner alone."""
+    engine.memories.create(MemoryCreate(api_key_id="k1", content="violin concert"))
+    sibling = db.sibling()
+    try:
+        assert sibling is not db
+        assert sibling.scalar("SELECT count(*) FROM memories WHERE api_key_id = 'k1'") == 1
+    finally:
+        sibling.close()
+    assert db.scalar("SELECT count(*) FROM memories WHERE api_key_id = 'k1'") == 1
+    memory = Database(":memory:")
+    assert memory.sibling() is memory  # another connection would see another database
+    memory.close()

@@ -86,6 +86,12 @@ class Database:
         self.url = url
         self.is_remote = is_remote_url(url)
         self.read_only = False
+        self._options: dict[str, Any] = {
+            "auth_token": auth_token,
+            "busy_timeout_ms": busy_timeout_ms,
+            "cache_mb": cache_mb,
+            "timeout_s": timeout_s,
+        }
         self._lock = threading.RLock()
         self._closed = False
         self._conn: Any
@@ -226,6 +232,17 @@ class Database:
             (name,),
         )
         return bool(count)
+
+    def sibling(self) -> Database:
+        """Another connection to the same database, for a long read off the request path
+        (building a key's keyword postings) that must neither hold this connection's lock
+        between its pages nor queue behind it (a server's round trips would add to the
+        requests' own). This one itself for an in-memory database, which a second
+        connection would not see."""
+        _, path = (None, "") if self.is_remote else _local_path(self.url)
+        if path == ":memory:":
+            return self
+        return Database(self.url, **self._options)
 
     def close(self) -> None:
         with self._lock:

@@ -285,6 +285,28 @@ def _owner_version(db: Database, owner: str) -> int:
     return int(value or 0)
 
 
+def _read_owner(db: Database, owner: str) -> tuple[int, Tokens]:
+    """The owner's version and every row of it tokenized, a page at a time (the lock and
+    the GIL are never held for long). The version is read first: a row written while
+    the pages are read is read again by the next refresh (its version is newer), a row
+    deleted meanwhile has a newer tombstone. So no snapshot transaction is needed."""
+    version = _owner_version(db, owner)
+    where, params = owner_sql(owner, alias="")
+    tokenizer = Fts5Tokenizer()
+    tokens = Tokens()
+    after = -1
+    while True:
+        page = db.query(
+            "SELECT seq, key, content, context, owner_token FROM memories"
+            f" WHERE {where} AND seq > ? ORDER BY seq LIMIT ?",
+            (*params, after, _BUILD_PAGE),
+        )
+        if not page:
+            return version, tokens
+        tokens.extend(tokenizer.documents(page))
+        after = int(page[-1]["seq"])
+
+
 class KeywordIndexCache:
     """Owners' keyword postings, least recently used evicted past ``max_bytes``, kept
     current with the owner versions. One lock over the indexes and the query tokenizer,
@@ -360,36 +382,23 @@ class KeywordIndexCache:
         return False
 
     def _build(self, db: Database, owner: str) -> None:
-        """Read and tokenize every row of the owner, a page at a time (the database lock
-        and the GIL are never held for long), then install the postings.
-
-        The version is read first: a row written while the pages are read is read again
-        by the next refresh (its version is newer), a row deleted meanwhile has a newer
-        tombstone. So no snapshot transaction is needed."""
+        """Read and tokenize every row of the owner, then install the postings. Read
+        through a connection of its own (``Database.sibling``): the requests served
+        meanwhile never wait for its pages."""
         started = time.perf_counter()
+        reader: Database | None = None
         try:
-            version = _owner_version(db, owner)
-            where, params = owner_sql(owner, alias="")
-            tokenizer = Fts5Tokenizer()
-            tokens = Tokens()
-            after = -1
-            while True:
-                page = db.query(
-                    "SELECT seq, key, content, context, owner_token FROM memories"
-                    f" WHERE {where} AND seq > ? ORDER BY seq LIMIT ?",
-                    (*params, after, _BUILD_PAGE),
-                )
-                if not page:
-                    break
-                tokens.extend(tokenizer.documents(page))
-                after = int(page[-1]["seq"])
-            index = OwnerKeywords.build(owner, version, tokens)
+            reader = db.sibling()
+            index = OwnerKeywords.build(owner, *_read_owner(reader, owner))
         except (EngramError, libsql.Error, ValueError, MemoryError) as exc:
             log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
             with self._lock:
                 self._building.discard(owner)
                 self._failed[owner] = time.monotonic()
             return
+        finally:
+            if reader is not None and reader is not db:
+                reader.close()
         with self._lock:
             self._building.discard(owner)
             self._failed.pop(owner, None)
