@@ -1,8 +1,9 @@
+import threading
 from datetime import timedelta
 
 import pytest
 
-from engram import ConflictError
+from engram import ConflictError, open_engine
 from engram.models import MemoryCreate, MemoryImport, MemoryQuery, MemoryType, MemoryUpdate
 
 
@@ -55,6 +56,39 @@ def test_upsert_never_duplicates(engine, db):
         create(engine, "same fact", key="k:same")
         create(engine, "no key given")
     assert count_rows(db) == 2
+
+
+def test_upserts_of_the_same_keys_racing_from_two_connections_never_duplicate(
+    engine, config, clock, db
+):
+    """Two engines (two connections, as two processes or Lambda instances: on a file or
+    a server) upsert the same keys at once: one memory per key, holding one of the
+    racers' contents, and every call answered."""
+    other = open_engine(config, clock=clock, jobs="manual")
+    errors: list[BaseException] = []
+
+    def write(racer, name):
+        try:
+            for n in range(40):
+                create(racer, f"{name} says {n}", key=f"race:{n % 10}")
+        except BaseException as exc:
+            errors.append(exc)
+
+    try:
+        threads = [
+            threading.Thread(target=write, args=(racer, name))
+            for racer, name in ((engine, "one"), (other, "two"))
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        other.close()
+    assert errors == []
+    rows = db.query("SELECT key, content FROM memories WHERE api_key_id = 'k1' ORDER BY key")
+    assert [r["key"] for r in rows] == [f"race:{n}" for n in range(10)]
+    assert all(r["content"].split(" says ")[0] in {"one", "two"} for r in rows)
 
 
 def test_the_same_key_under_two_owners_is_two_memories(engine):
