@@ -240,3 +240,14 @@ def test_functions_other_than_mcp_import_without_the_mcp_sdk(layer):
             [sys.executable, "-c", code], cwd="/", env=env, capture_output=True, text=True
         )
         assert out.returncode == 0, (function.logical_id, out.stderr[-2000:])
+
+
+def test_every_engram_variable_in_the_template_is_a_setting():
+    """A misspelt variable would be ignored silently: the setting keeps its default."""
+    from engram import Config
+
+    settings = {field.alias for field in Config.model_fields.values()}
+    for logical_id, function in FUNCTIONS.items():
+        unknown = {n for n in function.environment if n.startswith("ENGRAM_")} - settings
+        assert not unknown, (logical_id, unknown)
+    assert FUNCTIONS["ChatProxyFunction"].environment["ENGRAM_KEYWORD_CACHE_MB"] == "128"
