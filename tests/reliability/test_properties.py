@@ -221,9 +221,9 @@ class MemoryApi(RuleBasedStateMachine):
         for who in range(OWNERS):
             owner = self.owner(who)
             mine = set(self.mine(owner))
-            # Each strategy (hybrid fuses keyword and vector scores; exact is the keyword
-            # search alone, from the in-memory postings once built), and the list's search.
-            for strategy in ("hybrid", "exact"):
+            # Every strategy (each reads the keys' rows its own way: fused scores, the
+            # nearest vectors beside a keyword search, the newest rows), and the list's search.
+            for strategy in ("hybrid", "semantic", "exact"):
                 result = self.client.post(
                     "/api/memory/retrieve-preview",
                     json={
