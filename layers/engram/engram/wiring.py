@@ -219,7 +219,7 @@ def open_engine(
         db,
         now_ms,
         embedding_queue=queues.embedding,
-        on_remove=(qdrant.forget, embeddings.forget),
+        on_remove=(qdrant.forget, embeddings.forget, search.forget),
         failures=failures,
     )
     retriever = Retriever(

@@ -346,3 +346,62 @@ def test_the_build_reads_through_a_connection_of_its_own(engine, db):
     memory = Database(":memory:")
     assert memory.sibling() is memory  # another connection would see another database
     memory.close()
+
+
+def test_frequencies_cached_before_deletions_never_exceed_the_rows(engine, db):
+    """A document frequency read before rows were deleted can be larger than the rows
+    left (FTS5's own is never): the IDF must not take the log of a negative number."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    search = SearchRepository(db, keywords=cache)  # long-lived, its frequencies cached
+    who = OwnerFilter(("k1",))
+    made = [
+        engine.memories.create(MemoryCreate(api_key_id="k1", key=f"m{i}", content="violin"))
+        for i in range(4)
+    ]
+    assert len(search.keyword_scores("violin", who, 10)) == 4
+    for memory in made[:3]:
+        engine.memories.delete(memory.id)
+    got = search.keyword_scores("violin", who, 10)
+    assert [seq for seq, _ in got] == [
+        seq for seq, _ in SearchRepository(db).keyword_scores("violin", who, 10)
+    ]
+    assert len(got) == 1
+
+
+def test_equal_scores_stay_equal_as_in_fts5(db):
+    """FTS5 computes idf * (a / b): the same inputs in another order can differ in the
+    last bit and reorder rows FTS5 scores equal (and ranks by rowid)."""
+
+    def put(seq, owner, key, content, context=""):
+        db.execute(
+            "INSERT INTO memories (seq, id, api_key_id, type, key, content, created_at,"
+            " updated_at, context, version) VALUES (?,?,?,'factual',?,?,0,0,?,1)",
+            (seq, f"id{seq}", owner, key, content, context),
+        )
+
+    db.execute("INSERT INTO owner_versions VALUES ('k1', 1)")
+    put(1, "k1", "x", "zeta")  # tf 1, length 3
+    put(2, "k1", "y", "zeta zeta aa bb cc dd ee ff gg", "zeta zeta")  # tf 3, length 13
+    for seq in range(3, 7):
+        put(seq, "k2", f"f{seq}", "one two three")
+    cache = KeywordIndexCache(64 << 20, background=False)
+    who = OwnerFilter(("k1",))
+    expected = SearchRepository(db).keyword_scores("zeta", who, 10)
+    assert expected[0][1] == expected[1][1]  # the case: FTS5 scores both rows equal
+    assert SearchRepository(db, keywords=cache).keyword_scores("zeta", who, 10) == expected
+
+
+def test_a_defect_in_the_postings_costs_speed_not_the_answer(engine, db, caplog):
+    cache = KeywordIndexCache(64 << 20, background=False)
+    engine.memories.create(MemoryCreate(api_key_id="k1", content="violin concert"))
+    who = OwnerFilter(("k1",))
+    SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)  # built
+    assert cache.ready("k1")
+
+    def broken(*args, **kwargs):
+        raise IndexError("a defect")
+
+    cache.search = broken
+    got = SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)
+    assert got == SearchRepository(db).keyword_scores("violin", who, 10) and len(got) == 1
+    assert "keyword postings failed, FTS5 answers: IndexError" in caplog.text

@@ -91,16 +91,25 @@ def test_nothing_of_a_forgotten_memory_remains_anywhere(engine, config, clock, d
         # Its keyword postings (built in the background from a first keyword query) hold
         # the memories' words.
         keywords = other.retrieval.search.keywords
-        by_words = RetrievalRequest(query=f"{SECRETWORD} garden shed", strategy=Strategy.EXACT)
+        by_words = RetrievalRequest(query=f"{SECRETWORD} garden shed", strategy=Strategy.SEMANTIC)
         other.retrieval.preview("k1", by_words)
         deadline = time.monotonic() + 30
         while not keywords.ready("k1") and time.monotonic() < deadline:
             time.sleep(0.02)
         gone_stems = {SECRETWORD, "garden", "shed", "paint", "green"}
         assert gone_stems <= set(keywords._indexes["k1"]._vocab)
+        # And this process's own postings, which hear of the forget as it happens.
+        mine_keywords = engine.retrieval.search.keywords
+        engine.retrieval.preview("k1", by_words)
+        deadline = time.monotonic() + 30
+        while not mine_keywords.ready("k1") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert gone_stems <= set(mine_keywords._indexes["k1"]._vocab)
 
         outcome = engine.memories.forget(MemoryForget(api_key_id="k1", session_id="s1"))
         assert outcome.deleted == 2
+        # This process's postings forgot at once, before any query.
+        assert not gone_stems & set(mine_keywords._indexes["k1"]._vocab)
 
         # Rows and history.
         assert db.scalar("SELECT count(*) FROM memories WHERE api_key_id = 'k1'") == 0

@@ -105,12 +105,14 @@ class Removed:
 
     ids: tuple[str, ...] = ()
     contents: tuple[str, ...] = ()
+    owners: tuple[str, ...] = ()  # whose memories they were (each key once)
 
     def __bool__(self) -> bool:
         return bool(self.ids)
 
     def __add__(self, other: Removed) -> Removed:
-        return Removed(self.ids + other.ids, self.contents + other.contents)
+        owners = self.owners + tuple(o for o in other.owners if o not in self.owners)
+        return Removed(self.ids + other.ids, self.contents + other.contents, owners)
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def remove_rows(db: Database, owner: str, where: str, params: list[Any], now_ms:
     else:
         for session in sessions:
             refresh_session(db, owner, session)
-    return Removed(tuple(r["id"] for r in rows), tuple(r["content"] for r in rows))
+    return Removed(tuple(r["id"] for r in rows), tuple(r["content"] for r in rows), (owner,))
 
 
 def retire_row(

@@ -263,11 +263,13 @@ class OwnerKeywords:
                 continue
             # A frequency cached before the owner's newest rows may be lower than what the
             # owner alone holds now: the IDF never counts fewer rows than that.
-            df = max(query.doc_freq.get(stem, 0), live)
+            # Nor more than the rows there are: a frequency cached before deletions may be.
+            df = min(max(query.doc_freq.get(stem, 0), live), query.rows)
             idf = math.log((query.rows - df + 0.5) / (df + 0.5))
             idf = idf if idf > 0 else _IDF_FLOOR
             norm = K1 * (1 - B + B * self._length[rows] / query.avgdl)
-            score[rows] += idf * (tf * (K1 + 1)) / (tf + norm)
+            # FTS5's own order of operations (fts5_aux.c): equal scores stay equal.
+            score[rows] += idf * ((tf * (K1 + 1.0)) / (tf + norm))
             hit[rows] = True
         found = np.flatnonzero(hit & alive)
         values = score[found]
@@ -356,6 +358,14 @@ class KeywordIndexCache:
                 return found
         self._ready(db, owner)  # rebuild: FTS5 answers meanwhile
         return None
+
+    def refresh(self, db: Database, owner: str) -> None:
+        """Bring the owner's postings (if this process has them) up to its version now,
+        not at its next query: a deletion's words leave memory with it."""
+        with self._lock:
+            index = self._indexes.get(owner)
+            if index is not None and index.version != _owner_version(db, owner):
+                self._refresh(db, index)
 
     def ready(self, owner: str) -> bool:
         with self._lock:

@@ -3,12 +3,14 @@ port). Every query carries the owner condition (``owner_sql`` / the FTS owner to
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
 from cachetools import TTLCache
 
-from ...models import Memory, OwnerFilter
+from ...errors import StorageError
+from ...models import Memory, OwnerFilter, Removed
 from ...ports import RankingRows
 from .database import Database
 from .fts import build_match, index_term, query_terms
@@ -16,6 +18,8 @@ from .keyword_index import KeywordIndexCache
 from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
 
 __all__ = ["SearchRepository", "standing_sql"]
+
+log = logging.getLogger(__name__)
 
 # The cache key of the row count bound (no indexed term starts with a space).
 _ROWS = " rows"
@@ -219,12 +223,20 @@ class SearchRepository:
         self, keywords: KeywordIndexCache, owner: str, terms: list[str], limit: int
     ) -> list[tuple[int, float]] | None:
         """``keyword_scores`` from the owner's postings; None when FTS5 must answer (the
-        postings are being built, or a word is not one FTS5 token)."""
-        stems = keywords.stems(terms)
-        if stems is None:
+        postings are being built, a word is not one FTS5 token, or they failed: a defect
+        in a cache must cost a query its speed, never its answer)."""
+        try:
+            stems = keywords.stems(terms)
+            if stems is None:
+                return None
+            frequency, _ = self._document_frequencies(set(stems))
+            return keywords.search(self.db, owner, stems, frequency, limit)
+        except StorageError:
+            raise  # the database itself: FTS5 could not answer either
+        except Exception as exc:  # any defect of the postings falls back to FTS5
+            log.warning("keyword postings failed, FTS5 answers: %s", type(exc).__name__)
+            log.debug("keyword postings failure", exc_info=True)
             return None
-        frequency, _ = self._document_frequencies(set(stems))
-        return keywords.search(self.db, owner, stems, frequency, limit)
 
     def _indexed_search(
         self,
@@ -258,6 +270,13 @@ class SearchRepository:
         if len(found) < limit and len(scored) == ask:
             return None
         return found[:limit]
+
+    def forget(self, removed: Removed) -> None:
+        """Removed rows leave this process's keyword postings now (other processes' at
+        their next query of the key, by tombstone)."""
+        if self.keywords is not None:
+            for owner in removed.owners:
+                self.keywords.refresh(self.db, owner)
 
     def mentions(self, who: OwnerFilter, terms: list[str]) -> set[str]:
         """Which of ``terms`` any of ``who``'s rows contains (one index probe each)."""
