@@ -14,7 +14,9 @@ Same answer by construction, not by approximation:
   call), its length counts every column's tokens, owner token included;
 - IDF is global, as FTS5's: the row count and average length are read from FTS5's
   averages record on every query, document frequencies from ``memory_fts_vocab``
-  (cached by the caller, like the term selection that reads them);
+  (cached by the caller for 300 s, like the term selection that reads them: rows whose
+  scores differ by less than that lag moves them may be ordered otherwise than FTS5's
+  of the moment);
 - ties go to the lower rowid.
 
 Freshness works as the vector index's (``vector_index.py``): each write bumps the
