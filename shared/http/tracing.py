@@ -6,9 +6,10 @@ puts in ``_X_AMZN_TRACE_ID``. Behind the adapter, the runtime client is the adap
 this process: uvicorn never sees that variable change, and the adapter forwards each
 invocation's trace id as the ``x-amzn-trace-id`` header instead. This middleware hands
 it to the X-Ray SDK (which reads the variable on every call) and opens one subsegment
-per request, so the upstream call (httpx) and the queue (boto3), patched by Powertools,
-nest under it. The adapter sends one invocation at a time per sandbox, so one variable
-serves every request it relays.
+per request, so the upstream call (httpx, patched by Powertools) nests under it. The
+queue's boto3 call runs in a worker thread, where the SDK's context is the invocation's
+segment: it is traced beside the request's subsegment, not in it. The adapter sends one
+invocation at a time per sandbox, so one variable serves every request it relays.
 """
 
 from __future__ import annotations

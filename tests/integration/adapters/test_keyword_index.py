@@ -190,7 +190,7 @@ def test_the_vocabulary_holds_only_live_rows_words():
                 found.weights.append(1.0)
         return found
 
-    index = OwnerKeywords.build("k1", 1, tokens({seq: ["base", f"w{seq}"] for seq in range(300)}))
+    index = OwnerKeywords.build("k1", 1, [tokens({seq: ["base", f"w{seq}"] for seq in range(300)})])
     for n in range(300):  # every row rewritten once with a new word: folded on the way
         index.apply(tokens({n: ["base", f"v{n}"]}), [])
     assert not {f"w{n}" for n in range(200)} & set(index._vocab)  # folded twice
@@ -266,7 +266,7 @@ def test_postings_of_one_owner_score_as_bm25_by_hand():
         ]
     )
     assert tokens.lengths == {1: 4, 2: 4}
-    index = OwnerKeywords.build("k1", 1, tokens)
+    index = OwnerKeywords.build("k1", 1, [tokens])
     found = index.search(Query(["violin"], {"violin": 2}, rows=10, avgdl=4.0), 10)
     idf = math.log((10 - 2 + 0.5) / (2 + 0.5))
     expected = [(1, -idf * 2 * 2.2 / (2 + 1.2)), (2, -idf * 1 * 2.2 / (1 + 1.2))]
@@ -406,3 +406,19 @@ def test_a_defect_in_the_postings_costs_speed_not_the_answer(engine, db, caplog)
     got = SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)
     assert got == SearchRepository(db).keyword_scores("violin", who, 10) and len(got) == 1
     assert "keyword postings failed, FTS5 answers: IndexError" in caplog.text
+
+
+def test_postings_idle_for_a_day_are_rebuilt_not_refreshed(engine, db):
+    """Tombstones are kept 15 days: postings idle long enough could miss a deletion's,
+    so past a day without a query they are rebuilt from the rows."""
+    cache = KeywordIndexCache(64 << 20, background=False)
+    who = OwnerFilter(("k1",))
+    engine.memories.create(MemoryCreate(api_key_id="k1", content="violin concert"))
+    SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)
+    before = cache._indexes["k1"]
+    SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)
+    assert cache._indexes["k1"] is before  # used within the day: kept
+    before.used -= 2 * 86_400
+    got = SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)
+    assert got == SearchRepository(db).keyword_scores("violin", who, 10)
+    assert cache._indexes["k1"] is not before

@@ -157,6 +157,15 @@ def test_sqs_send_failure_is_an_engram_error(aws):
         SqsQueue("https://sqs.eu-west-1.amazonaws.com/123456789012/missing").send(job())
 
 
+def test_a_degraded_sqs_costs_a_chat_seconds_not_minutes(aws, queues):
+    """The streamed function queues a buffered answer's job before answering: the client
+    gives up within seconds (botocore's defaults: 60 s per attempt, several attempts)."""
+    client = SqsQueue(queues["main"])._sqs()
+    config = client.meta.config
+    assert (config.connect_timeout, config.read_timeout) == (2, 3)
+    assert config.retries["total_max_attempts"] == 2  # one try and one retry
+
+
 def test_the_embedding_worker_stores_vectors_for_a_sample_event(monkeypatch, db_path, db):
     from engram.models import MemoryImport
 

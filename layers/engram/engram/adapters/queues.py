@@ -157,8 +157,20 @@ class SqsQueue:
         with self._lock:
             if self._client is None:
                 import boto3
+                from botocore.config import Config as BotoConfig
 
-                self._client = boto3.client("sqs", endpoint_url=self._endpoint_url)
+                # A chat answer may wait for its job to be queued (the streamed function
+                # queues before answering): a degraded SQS costs it seconds, not botocore's
+                # default minute per attempt.
+                self._client = boto3.client(
+                    "sqs",
+                    endpoint_url=self._endpoint_url,
+                    config=BotoConfig(
+                        connect_timeout=2,
+                        read_timeout=3,
+                        retries={"total_max_attempts": 2, "mode": "standard"},
+                    ),
+                )
             return self._client
 
     def send(self, job: Job) -> None:

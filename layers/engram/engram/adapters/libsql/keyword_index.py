@@ -39,14 +39,12 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import libsql
 import numpy as np
 
-from ...errors import EngramError
 from .database import Database
 from .fts5_tokens import Fts5Tokenizer, Tokens, fts5_averages
 from .sql import owner_sql
@@ -59,8 +57,12 @@ K1, B = 1.2, 0.75  # FTS5's bm25 constants
 _IDF_FLOOR = 1e-6  # FTS5's clamp for a term in half the rows or more
 _FOLD_SHARE = 0.1  # fold the delta and the dead once they reach a tenth of the rows
 _FOLD_MIN = 256
-_REBUILD_MIN = 500  # a refresh with more changed rows than this and than a quarter of
-_REBUILD_SHARE = 0.25  # the owner's rows drops the index for a background rebuild
+# A refresh with more changed rows than this drops the index for a background rebuild:
+# tokenizing is ~0.1 ms a row, done under the cache's lock on the request path.
+_REBUILD_ROWS = 200
+# Postings not queried for a day are rebuilt rather than refreshed: tombstones are kept
+# 15 days (maintenance), and a refresh needs every one since the postings' version.
+_MAX_IDLE_S = 86_400.0
 _BUILD_PAGE = 250  # rows read and tokenized at a time by a build
 _RETRY_S = 60.0  # after a failed build, FTS5 serves the owner this long before a retry
 
@@ -86,6 +88,7 @@ class OwnerKeywords:
     def __init__(self, owner: str, version: int = 0) -> None:
         self.owner = owner
         self.version = version
+        self.used = time.monotonic()  # when a query last read them
         self._vocab: dict[str, int] = {}
         self._next_tid = 0  # ids are not reused: a purge leaves gaps until the next fold
         self._load(np.zeros(0, np.int64), np.zeros(0), [], [], [])
@@ -114,16 +117,38 @@ class OwnerKeywords:
         self._dead = 0
 
     @classmethod
-    def build(cls, owner: str, version: int, tokens: Tokens) -> OwnerKeywords:
+    def build(cls, owner: str, version: int, pages: Iterable[Tokens]) -> OwnerKeywords:
+        """Postings from tokenized pages of rows. Each page is made arrays as it comes
+        (a stem string kept once, in the vocabulary): Python lists of a whole key's
+        postings took ~12 KB a row while building, eight times the finished postings."""
         index = cls(owner, version)
-        seqs = sorted(tokens.lengths)
-        position = {s: i for i, s in enumerate(seqs)}
         vocab = index._vocab
-        tids = [vocab.setdefault(s, len(vocab)) for s in tokens.stems]
+        parts: tuple[list[Array], ...] = ([], [], [], [], [])
+        for tokens in pages:
+            for part, array in zip(
+                parts,
+                (
+                    np.fromiter(tokens.lengths, np.int64, len(tokens.lengths)),
+                    np.fromiter(tokens.lengths.values(), np.float64, len(tokens.lengths)),
+                    np.fromiter(
+                        (vocab.setdefault(s, len(vocab)) for s in tokens.stems),
+                        np.int64,
+                        len(tokens.stems),
+                    ),
+                    np.asarray(tokens.seqs, dtype=np.int64),
+                    np.asarray(tokens.weights, dtype=np.float32),
+                ),
+                strict=True,
+            ):
+                part.append(array)
+        seqs, lengths, tids, row_seqs, weights = (
+            np.concatenate(part) if part else np.zeros(0) for part in parts
+        )
+        order = np.argsort(seqs, kind="stable")
+        seqs, lengths = seqs[order].astype(np.int64), lengths[order]
         index._next_tid = len(vocab)
-        rows = [position[s] for s in tokens.seqs]
-        length = np.fromiter((tokens.lengths[s] for s in seqs), np.float64, len(seqs))
-        index._load(np.asarray(seqs, dtype=np.int64), length, tids, rows, tokens.weights)
+        rows = np.searchsorted(seqs, row_seqs)
+        index._load(seqs, lengths, tids.astype(np.int64), rows, weights)
         return index
 
     @property
@@ -289,15 +314,13 @@ def _owner_version(db: Database, owner: str) -> int:
     return int(value or 0)
 
 
-def _read_owner(db: Database, owner: str) -> tuple[int, Tokens]:
-    """The owner's version and every row of it tokenized, a page at a time (the lock and
-    the GIL are never held for long). The version is read first: a row written while
-    the pages are read is read again by the next refresh (its version is newer), a row
-    deleted meanwhile has a newer tombstone. So no snapshot transaction is needed."""
-    version = _owner_version(db, owner)
+def _pages(db: Database, owner: str) -> Iterator[Tokens]:
+    """Every row of the owner tokenized, a page at a time (the lock and the GIL are never
+    held for long). Read after the owner's version: a row written meanwhile is read again
+    by the next refresh (its version is newer), a row deleted meanwhile has a newer
+    tombstone. So no snapshot transaction is needed."""
     where, params = owner_sql(owner, alias="")
     tokenizer = Fts5Tokenizer()
-    tokens = Tokens()
     after = -1
     while True:
         page = db.query(
@@ -306,8 +329,8 @@ def _read_owner(db: Database, owner: str) -> tuple[int, Tokens]:
             (*params, after, _BUILD_PAGE),
         )
         if not page:
-            return version, tokens
-        tokens.extend(tokenizer.documents(page))
+            return
+        yield tokenizer.documents(page)
         after = int(page[-1]["seq"])
 
 
@@ -352,8 +375,14 @@ class KeywordIndexCache:
             index = self._indexes.get(owner)
             if index is None:  # evicted since
                 return None
-            self._indexes.move_to_end(owner)
-            fresh = index.version == version or self._refresh(db, index)
+            now = time.monotonic()
+            if now - index.used > _MAX_IDLE_S:
+                del self._indexes[owner]
+                fresh = False
+            else:
+                index.used = now
+                self._indexes.move_to_end(owner)
+                fresh = index.version == version or self._refresh(db, index)
             if fresh:
                 found = index.search(Query(stems, doc_freq, rows, avgdl), limit)
                 self._evict()
@@ -378,7 +407,7 @@ class KeywordIndexCache:
         with self._lock:
             if owner in self._indexes:
                 return True
-            if owner in self._building:
+            if self._building:  # one build at a time: each holds a key's rows while it runs
                 return False
             failed = self._failed.get(owner)
             if failed is not None and time.monotonic() - failed < _RETRY_S:
@@ -390,7 +419,13 @@ class KeywordIndexCache:
         thread = threading.Thread(
             target=self._build, args=(db, owner), name="engram-keywords", daemon=True
         )
-        thread.start()
+        try:
+            thread.start()
+        except RuntimeError as exc:  # no thread to be had: FTS5 serves, retried later
+            log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
+            with self._lock:
+                self._building.discard(owner)
+                self._failed[owner] = time.monotonic()
         return False
 
     def _build(self, db: Database, owner: str) -> None:
@@ -401,18 +436,19 @@ class KeywordIndexCache:
         reader: Database | None = None
         try:
             reader = db.sibling()
-            index = OwnerKeywords.build(owner, *_read_owner(reader, owner))
-        except (EngramError, libsql.Error, ValueError, MemoryError) as exc:
+            version = _owner_version(reader, owner)
+            index = OwnerKeywords.build(owner, version, _pages(reader, owner))
+        except Exception as exc:  # any failure leaves FTS5 answering, and is retried
             log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
             with self._lock:
-                self._building.discard(owner)
                 self._failed[owner] = time.monotonic()
             return
         finally:
             if reader is not None and reader is not db:
                 reader.close()
+            with self._lock:
+                self._building.discard(owner)
         with self._lock:
-            self._building.discard(owner)
             self._failed.pop(owner, None)
             self._indexes[owner] = index
             self._evict()
@@ -437,7 +473,7 @@ class KeywordIndexCache:
                 (*params, index.version),
             )
         )
-        if changed > max(_REBUILD_MIN, _REBUILD_SHARE * index.size):
+        if changed > _REBUILD_ROWS:
             del self._indexes[owner]
             return False
         rows = db.query(
