@@ -95,10 +95,11 @@ ChatOptionsDep = Annotated[ChatOptions, Depends(chat_options)]
 async def _response(reply: ChatReply, request: Request) -> Response:
     if reply.stream is not None:
         return StreamingResponse(reply.stream, reply.status, headers=reply.headers)
-    if reply.finish is not None and getattr(request.app.state, "web_adapter", False):
-        await reply.finish()  # see create_app: the answer then waits for the queue
-        return Response(reply.body, reply.status, headers=reply.headers)
-    background = BackgroundTask(reply.finish) if reply.finish is not None else None
+    finish = reply.finish
+    if finish is not None and getattr(request.app.state, "web_adapter", False):
+        await finish()  # see create_app: the answer then waits for the queue
+        finish = None
+    background = BackgroundTask(finish) if finish is not None else None
     return Response(reply.body, reply.status, headers=reply.headers, background=background)
 
 

@@ -220,7 +220,7 @@ class OwnerKeywords:
         delta = [(t, p, f) for t, posts in self._delta.items() for p, f in posts]
         tids = np.concatenate(
             [
-                np.repeat(np.arange(len(self._indptr) - 1, dtype=np.int64), np.diff(self._indptr)),
+                self._main_tids(),
                 np.fromiter((t for t, _, _ in delta), np.int64, len(delta)),
             ]
         )
@@ -240,11 +240,15 @@ class OwnerKeywords:
         self._next_tid = len(self._vocab)
         self._load(seq, length, new_id[kept], renumber[rows[keep]], tf[keep])
 
+    def _main_tids(self) -> Array:
+        """The stem id of each posting of the main arrays (CSR expanded)."""
+        return np.repeat(np.arange(len(self._indptr) - 1, dtype=np.int64), np.diff(self._indptr))
+
     def _purge(self) -> None:
         """Dead rows' postings out of the delta, and the stems no live row holds out of
         the vocabulary (their main postings stay, unreachable, until the next fold)."""
         alive = self._alive[: self._n]
-        main_tids = np.repeat(np.arange(len(self._indptr) - 1), np.diff(self._indptr))
+        main_tids = self._main_tids()
         held = np.zeros(self._next_tid, dtype=bool)
         held[main_tids[alive[self._rows]]] = True
         for tid, posts in list(self._delta.items()):
@@ -382,7 +386,7 @@ class KeywordIndexCache:
             else:
                 index.used = now
                 self._indexes.move_to_end(owner)
-                fresh = index.version == version or self._refresh(db, index)
+                fresh = index.version == version or self._refresh(db, index, version)
             if fresh:
                 found = index.search(Query(stems, doc_freq, rows, avgdl), limit)
                 self._evict()
@@ -395,8 +399,10 @@ class KeywordIndexCache:
         not at its next query: a deletion's words leave memory with it."""
         with self._lock:
             index = self._indexes.get(owner)
-            if index is not None and index.version != _owner_version(db, owner):
-                self._refresh(db, index)
+            if index is not None:
+                version = _owner_version(db, owner)
+                if index.version != version:
+                    self._refresh(db, index, version)
 
     def ready(self, owner: str) -> bool:
         with self._lock:
@@ -422,11 +428,15 @@ class KeywordIndexCache:
         try:
             thread.start()
         except RuntimeError as exc:  # no thread to be had: FTS5 serves, retried later
-            log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
+            self._not_built(owner, exc)
             with self._lock:
                 self._building.discard(owner)
-                self._failed[owner] = time.monotonic()
         return False
+
+    def _not_built(self, owner: str, exc: Exception) -> None:
+        log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
+        with self._lock:
+            self._failed[owner] = time.monotonic()
 
     def _build(self, db: Database, owner: str) -> None:
         """Read and tokenize every row of the owner, then install the postings. Read
@@ -439,9 +449,7 @@ class KeywordIndexCache:
             version = _owner_version(reader, owner)
             index = OwnerKeywords.build(owner, version, _pages(reader, owner))
         except Exception as exc:  # any failure leaves FTS5 answering, and is retried
-            log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
-            with self._lock:
-                self._failed[owner] = time.monotonic()
+            self._not_built(owner, exc)
             return
         finally:
             if reader is not None and reader is not db:
@@ -458,15 +466,15 @@ class KeywordIndexCache:
             1000 * (time.perf_counter() - started),
         )
 
-    def _refresh(self, db: Database, index: OwnerKeywords) -> bool:
-        """Apply what changed since the index's version; False (index dropped, a build
-        started) when so much changed that rebuilding off the request path is cheaper.
+    def _refresh(self, db: Database, index: OwnerKeywords, current: int) -> bool:
+        """Apply what changed since the index's version up to ``current`` (the owner's
+        version, read by the caller before this); False (index dropped, a build started)
+        when so much changed that rebuilding off the request path is cheaper.
 
         The version is read first, as in ``_build``: what is written meanwhile is read
         again by the next refresh, so no snapshot transaction (and no lock) is needed."""
         owner = index.owner
         where, params = owner_sql(owner, alias="")
-        current = _owner_version(db, owner)
         changed = int(
             db.scalar(
                 f"SELECT count(*) FROM memories WHERE {where} AND version > ?",

@@ -25,6 +25,23 @@ log = logging.getLogger(__name__)
 _ROWS = " rows"
 
 
+def _rows_among(
+    column: str, values: list[Any], who: OwnerFilter, now_ms: int, cutoff_ms: int
+) -> tuple[str, list[Any]]:
+    """The live rows within retention whose ``column`` (``id`` or ``seq``) is among
+    ``values`` that ``who`` may see. Driven by that column: left to itself, the planner
+    walked the owner index instead (5 ms instead of 0.15 ms for 40 ids among 10k rows of
+    the key), hence the unindexed owner condition and ``+m.updated_at``."""
+    owner_clause, params = owner_sql(who, indexed=False)
+    live_sql, extra = live(now_ms)
+    marks = ",".join("?" for _ in values)
+    return (
+        f"SELECT {COLUMNS} FROM memories m WHERE m.{column} IN ({marks}) AND {owner_clause}"
+        f" AND {live_sql} AND +m.updated_at >= ?",
+        [*values, *params, *extra, cutoff_ms],
+    )
+
+
 def standing_sql(
     who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
 ) -> tuple[str, list[Any]]:
@@ -66,17 +83,9 @@ class SearchRepository:
         """Live memories among ``ids`` that ``who`` may see (order not kept)."""
         if not ids:
             return []
-        # Drive the lookup by id: left to itself, the planner walked the owner index
-        # instead (5 ms instead of 0.15 ms for 40 ids among 10k rows of the key).
-        owner_clause, params = owner_sql(who, indexed=False)
-        live_sql, extra = live(now_ms)
-        marks = ",".join("?" for _ in ids)
-        rows = self.db.query(
-            f"SELECT {COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {owner_clause}"
-            f" AND {live_sql} AND +m.updated_at >= ?",
-            [*ids, *params, *extra, cutoff_ms],
-        )
-        return [row_to_memory(r) for r in rows]
+        return [
+            row_to_memory(r) for r in self.db.query(*_rows_among("id", ids, who, now_ms, cutoff_ms))
+        ]
 
     def get_many_with_context(
         self,
@@ -101,15 +110,7 @@ class SearchRepository:
         if self.db.is_remote:
             statements.append(recent_sql)
         if ids:
-            by_id, id_params = owner_sql(who, indexed=False)
-            marks = ",".join("?" for _ in ids)
-            statements.append(
-                (
-                    f"SELECT {COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {by_id}"
-                    f" AND {live_sql} AND +m.updated_at >= ?",
-                    [*ids, *id_params, *extra, cutoff_ms],
-                )
-            )
+            statements.append(_rows_among("id", ids, who, now_ms, cutoff_ms))
         results = self.db.query_batch(statements)
         memories = [row_to_memory(r) for r in results[-1]] if ids else []
         recent = LazyMemories(
@@ -257,14 +258,8 @@ class SearchRepository:
             return None
         if not scored:
             return []
-        owner_clause, params = owner_sql(who, indexed=False)
-        live_sql, extra = live(now_ms)
-        marks = ",".join("?" for _ in scored)
-        rows = self.db.query(
-            f"SELECT {COLUMNS} FROM memories m WHERE m.seq IN ({marks}) AND {owner_clause}"
-            f" AND {live_sql} AND +m.updated_at >= ?",
-            [*(seq for seq, _ in scored), *params, *extra, cutoff_ms],
-        )
+        seqs = [seq for seq, _ in scored]
+        rows = self.db.query(*_rows_among("seq", seqs, who, now_ms, cutoff_ms))
         by_seq = {int(r["seq"]): r for r in rows}
         found = [(row_to_memory(by_seq[seq]), score) for seq, score in scored if seq in by_seq]
         if len(found) < limit and len(scored) == ask:
