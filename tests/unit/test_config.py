@@ -18,6 +18,8 @@ def test_defaults_need_no_environment(monkeypatch):
         ("MEMORY_VEC_QUANTIZATION", "int4"),
         ("ENGRAM_UPSTREAM_TIMEOUT_S", "-3"),
         ("MEMORY_RRF_K", "0"),
+        ("ENGRAM_KEYWORD_CACHE_MB", "-1"),
+        ("ENGRAM_KEYWORD_CACHE_MB", "many"),
     ],
 )
 def test_bad_values_are_refused_naming_the_variable(monkeypatch, name, value):

@@ -18,7 +18,7 @@ from engram.adapters.libsql import Database, KeywordIndexCache, SearchRepository
 from engram.adapters.libsql.fts import query_terms
 from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer, Tokens
 from engram.adapters.libsql.keyword_index import OwnerKeywords, Query
-from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter
+from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter, RetrievalRequest, Strategy
 
 WORDS = (
     "camping lake pottery painting kitten adopted sweden moved concert violin guitar "
@@ -422,3 +422,21 @@ def test_postings_idle_for_a_day_are_rebuilt_not_refreshed(engine, db):
     got = SearchRepository(db, keywords=cache).keyword_scores("violin", who, 10)
     assert got == SearchRepository(db).keyword_scores("violin", who, 10)
     assert cache._indexes["k1"] is not before
+
+
+def test_the_setting_sizes_the_postings_and_0_turns_them_off(config, clock):
+    from engram import open_engine
+
+    engine = open_engine(config.model_copy(update={"keyword_cache_mb": 3}), clock=clock)
+    try:
+        assert engine.retrieval.search.keywords.max_bytes == 3 * 1024 * 1024
+    finally:
+        engine.close()
+    engine = open_engine(config.model_copy(update={"keyword_cache_mb": 0}), clock=clock)
+    try:
+        assert engine.retrieval.search.keywords is None  # FTS5 scores every query
+        engine.memories.create(MemoryCreate(api_key_id="k1", content="violin concert"))
+        request = RetrievalRequest(query="violin", strategy=Strategy.SEMANTIC)
+        assert len(engine.retrieval.preview("k1", request).results) == 1
+    finally:
+        engine.close()
