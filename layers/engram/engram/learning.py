@@ -7,7 +7,9 @@ Applied in order, inside the caller's transaction:
   is, an instruction) retires the earlier facts of its category about the same
   subject ("I prefer React now" after "I prefer Vue");
 - a retraction retires the facts about what it names ("we switched from Vue",
-  "I no longer use Python").
+  "I no longer use Python");
+- a requirement or constraint with a new figure for the same limit retires the old
+  figure ("page load under 1.5 seconds" after "the page must load in under 3 seconds").
 Facts taken from the assistant's words are kept apart: their keys carry an
 ``assistant:`` prefix and they neither retire nor are retired by the user's.
 """
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from .extraction import ExtractedFact, Extraction, Retraction
+from .extraction.measures import measure, same_limit
 from .models import MemoryCreate, Removed, UpsertOutcome
 from .ports import FactHistory, MemoryStore
 
@@ -25,6 +28,8 @@ __all__ = ["ASSISTANT_PREFIX", "Learned", "fact_items", "learn"]
 
 # Keys of facts the assistant stated: never the same memory as the user's fact.
 ASSISTANT_PREFIX = "assistant:"
+# Categories whose facts state a limit or a target, which a new figure replaces.
+_LIMITS = ("requirement", "constraint")
 
 
 @dataclass
@@ -89,6 +94,8 @@ def learn(
             stored_id = outcome.memory.id
             if fact.exclusive and fact.subject and outcome.content_changed:
                 learned.retired += _retire_rivals(history, fact, owner, stored_id, now_ms)
+            if fact.category in _LIMITS and outcome.content_changed:
+                learned.retired += _retire_old_figures(history, fact, owner, stored_id, now_ms)
         for retraction in retractions:
             successor = stored_id if retraction.replaced_by is not None else None
             learned.retired += _retract(
@@ -160,6 +167,20 @@ def _retire_rivals(
     for rival in history.live_about(owner, fact.subject, (fact.category,), fact.source):
         same_side = (rival.metadata.get("polarity") == "negative") == fact.negative
         if rival.id != stored_id and rival.metadata.get("subject") == fact.subject and same_side:
+            retired += history.retire(rival.id, owner, now_ms, superseded_by=stored_id)
+    return retired
+
+
+def _retire_old_figures(
+    history: FactHistory, fact: ExtractedFact, owner: str, stored_id: str, now_ms: int
+) -> Removed:
+    """A new figure for the same limit ("page load under 1.5 seconds" after "the page
+    must load in under 3 seconds") retires the old one, whatever either's key."""
+    retired = Removed()
+    if measure(fact.content) is None:
+        return retired
+    for rival in history.live_about(owner, "", _LIMITS, fact.source):
+        if rival.id != stored_id and same_limit(fact.content, rival.content):
             retired += history.retire(rival.id, owner, now_ms, superseded_by=stored_id)
     return retired
 

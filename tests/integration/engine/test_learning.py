@@ -157,3 +157,44 @@ def test_retired_facts_leave_the_vector_indexes(engine):
         "k1", RetrievalRequest(query="FastAPI backend", strategy="semantic")
     )
     assert [r.content for r in found.results] == ["use Django"]
+
+
+def test_a_new_figure_for_the_same_limit_retires_the_old_one_whatever_its_wording(engine):
+    say(engine, "The page must load in under 3 seconds.")
+    say(engine, "We can't spend more than $5,000 on tooling.")
+    say(engine, "The login API must respond within 200 ms.")
+    say(engine, "New target from product: page load has to be under 1.5 seconds.")
+    say(engine, "Budget update: the tooling cap is now $8,000.")
+    # A limit on another thing keeps its own figure.
+    say(engine, "The search API must respond within 500 ms.")
+    facts = live(engine)
+    assert not any("3 seconds" in c or "$5,000" in c for c in facts), facts
+    assert any("1.5 seconds" in c for c in facts) and any("$8,000" in c for c in facts)
+    assert any("200 ms" in c for c in facts) and any("500 ms" in c for c in facts)
+    page = engine.memories.list_page(MemoryQuery(api_key_id="k1", limit=100)).data
+    target = next(m for m in page if "1.5 seconds" in m.content)
+    history = [v.content for v in engine.memories.versions(target.id).data]
+    assert history == [target.content, "The page must load in under 3 seconds"]
+
+
+def test_home_said_the_other_way_round_is_replaced_by_a_move(engine):
+    say(engine, "Bristol is where I live.")
+    say(engine, "We packed up and moved to Brisbane in July.")
+    assert live(engine) == {"lives in Brisbane"}
+    say(engine, "Sasha here, hi!")
+    say(engine, "Oops, I mistyped: my name is Sacha, not Sasha.")
+    assert "name is Sacha" in live(engine) and "name is Sasha" not in live(engine)
+
+
+def test_a_moved_habit_retires_the_old_schedule(engine):
+    say(engine, "I usually go swimming on Monday mornings.")
+    say(engine, "I've moved my swims to Wednesday evenings.")
+    assert live(engine) == {"swims on Wednesday evenings"}
+
+
+def test_moving_a_site_between_tools_is_a_switch(engine):
+    say(engine, "We're using Webflow for the marketing site.")
+    say(engine, "We moved the marketing site from Webflow to Framer.")
+    assert live(engine) == {"uses Framer"}
+    say(engine, "We moved from London to Berlin.")
+    assert live(engine) == {"uses Framer"}

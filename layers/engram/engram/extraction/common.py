@@ -101,10 +101,16 @@ def make_fact(
 _STEMMER = snowballstemmer.stemmer("english")
 
 
+_LIGHT_VERBS = frozenset("go goes going went do does doing did take takes taking took".split())
+
+
 def activity(obj: str) -> str:
     """What a habit is about: its verb's stem ("running in the evenings" -> ``run``), so a
     switch of habit ("I switched to running in the evenings") finds the old one."""
     words = re.findall(r"[a-z]+", restore(obj).lower())
+    # "go swimming", "do yoga", "go for a run": the activity is the word after the verb.
+    if len(words) > 1 and words[0] in _LIGHT_VERBS:
+        words = [w for w in words[1:] if w not in ("for", "a", "an", "the", "some")] or words
     return str(_STEMMER.stemWord(words[0])) if words else ""
 
 

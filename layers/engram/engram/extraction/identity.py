@@ -93,6 +93,17 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "name is {x}",
     ),
+    # A greeting that introduces: "Sasha here, hi!", "Hi all, Tom here".
+    (
+        "name",
+        re.compile(
+            r"^"
+            + _ci(r"(?:(?:hi|hey|hello),?\s+)?(?:(?:all|there|everyone|folks|team),?\s+)?")
+            + r"(?P<x>[A-Z][\w'\-]+)"
+            + _ci(r"\s+here(?=\s*(?:$|[,!.]\s*(?:hi|hey|hello)?\b))")
+        ),
+        "name is {x}",
+    ),
     (
         "employer",
         re.compile(
@@ -278,6 +289,36 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         "grew up in {x}",
     ),
     ("hometown", re.compile(_ci(r"\b(?:my\s+)?home\s*town\s+is\s+") + _PLACE), "is from {x}"),
+    # Where home is, said the other way round: "Home for me is Hobart", "Bristol is where
+    # I live", "Lisbon is home now", "I call Leeds home".
+    (
+        "location",
+        re.compile(
+            r"^"
+            + _ci(
+                r"(?:home\s+(?:for\s+(?:me|us)\s+)?is|(?:my|our)\s+home\s+is(?:\s+in)?)\s+(?:now\s+)?"
+            )
+            + _PLACE
+        ),
+        "lives in {x}",
+    ),
+    (
+        "location",
+        re.compile(
+            r"^"
+            + _PLACE
+            + _ci(
+                r"\s+is\s+(?:now\s+)?(?:where\s+(?:I|we)\s+(?:live|am\s+based|are\s+based|"
+                r"reside|call\s+home|am\s+living|are\s+living)|(?:my|our)\s+home|home)\b"
+            )
+        ),
+        "lives in {x}",
+    ),
+    (
+        "location",
+        re.compile(_ci(r"\b(?:I|we)\s+(?:now\s+)?call\s+") + _PLACE + _ci(r"\s+home\b")),
+        "lives in {x}",
+    ),
     (
         "age",
         re.compile(
@@ -430,7 +471,9 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
 _NOT_NAMES = frozenset(
     "sorry sure fine good great okay ok glad happy sad tired here back done ready new not "
     "just also still going trying working looking thinking learning using building so very "
-    "really in on at from a an the excited afraid confused curious interested stuck".split()
+    "really in on at from a an the excited afraid confused curious interested stuck same "
+    "nothing everything something someone everyone anyone nobody none it this that "
+    "me us we they he she you there where what which".split()
 )
 
 
@@ -444,7 +487,7 @@ def read_identity(clause: str) -> list[Step] | None:
                 continue
             value = restore(match.group("x")).strip(" .")
             value = re.sub(r"\s+(?:now|currently|these\s+days|anymore|today)$", "", value, flags=I)
-            if aspect == "name" and value.split()[0].lower() in _NOT_NAMES:
+            if aspect in ("name", "location") and value.split()[0].lower() in _NOT_NAMES:
                 continue
             if aspect in ("employer", "role") and not clean_object(value):
                 continue

@@ -16,6 +16,7 @@ __all__ = [
     "NON_OBJECTS",
     "PEOPLE",
     "POINTER_DETERMINERS",
+    "THINGS",
     "canonical",
     "is_known",
     "known_term",
@@ -345,4 +346,21 @@ IDLE_OBJECTS = re.compile(
     r"look\s+into|mull|sleep\s+on|process|digest|get\s+some)\b|"
     r"help\b|more\s+time|time\b|you\b|it\b|that\b|this\b)",
     re.IGNORECASE,
+)
+
+# Tools named by what they are for: "our backend is Spring Boot", "the frontend uses X".
+THINGS = (
+    r"(?:main\s+|whole\s+|current\s+|new\s+)?(?:backend|back-end|back\s+end|frontend|front-end|"
+    r"front\s+end|database|db|api|apis|app|apps|server|servers|infra(?:structure)?|website|site|"
+    r"service|services|project|codebase|monorepo|repo|cloud(?:\s+provider)?|hosting|ci|cd|ci/cd|"
+    r"pipeline|editor|ide|os|laptop|machine|language|framework|orm|cache|caching|queue|cms|"
+    r"mobile\s+apps?|data\s+warehouse|warehouse|monitoring|logging|observability|tooling|"
+    r"build\s+system|bundler|package\s+manager|deployments?|auth|authentication|search|storage|"
+    r"message\s+broker|broker|email\s+provider|payment\s+provider|payments|analytics|crm|"
+    r"ticketing|issue\s+tracker|tracker|docs|wiki|version\s+control|orchestration|runtime|"
+    r"shell|terminal|browser|phone|distro|dashboards?|alerting|tests?|test\s+suite|scripts|"
+    r"data\s+pipeline|etl|ml\s+stack|models?|llm|vector\s+store|queue\s+system|workers?|code|"
+    r"repos|repositories|source|data|logs|email|messages|messaging|notifications|traffic|"
+    r"requests|events|jobs|builds|deploys|artifacts|images|backups|metrics|traces|files|"
+    r"notes|tasks|tickets|issues|docs|documentation|designs|assets|videos|photos)"
 )

@@ -7,7 +7,7 @@ import re
 from ..models import MemoryType
 from .common import WHO, XL, I, Step, activity, make_fact, objects, own
 from .facts import USAGE, Retraction, clean_object, object_id
-from .lexicon import known_term
+from .lexicon import THINGS, known_term
 from .text import restore
 
 __all__ = ["read_switch"]
@@ -23,11 +23,13 @@ _SWITCH = re.compile(
     WHO + _AUX + r"\s+(?P<verb>switch(?:ed|ing|es)?|mov(?:ed|ing|es|e)|migrat(?:ed|ing|es|e)|"
     r"chang(?:ed|ing|es|e)|transition(?:ed|ing|s)?|convert(?:ed|ing|s)?|port(?:ed|ing|s)?|"
     r"gone\s+over|went\s+over|go(?:ing)?\s+over|upgraded|upgrading|jumped|jumping)\s+"
-    r"(?:(?:our|my|the|everything|all|it|this|that)\b[^,;:!?\n]{0,40}?\s+|[\w/.\-]+\s+){0,1}"
+    r"(?P<thing>(?:our|my|the|everything|all|it|this|that)\b[^,;:!?\n]{0,40}?\s+|[\w/.\-]+\s+){0,1}"
     r"(?:(?:from|off(?:\s+of)?)\s+(?P<old>[^,;:!?\n]+?)\s+(?:and\s+)?)?(?:over\s+)?(?:to|onto|into)\s+"
     r"(?P<new>[^,;:!?\n]+)",
     I,
 )
+# "We moved the marketing site from Webflow to Framer": a move of software, not of home.
+_SOFTWARE = re.compile(r"\b" + THINGS + r"\b", I)
 _BACK = re.compile(
     WHO + _AUX + r"\s+(?:going|go|went|gone|switch(?:ed|ing)?|revert(?:ed|ing)?|return(?:ed|ing)?|"
     r"mov(?:ed|ing|e)|fall(?:ing)?|fell|come|coming|came)\s+back\s+to\s+(?P<new>[^,;:!?\n]+)",
@@ -149,6 +151,7 @@ def read_switch(clause: str) -> list[Step] | None:
             verb.startswith(("mov", "chang", "jump"))
             and known_term(new) is None
             and (old is None or known_term(restore(old)) is None)
+            and not (old is not None and _SOFTWARE.search(match.group("thing") or ""))
         ):
             return None  # "I moved to Berlin", "I changed to the night shift": not tools
         future = bool(re.search(r"\bwill\b|going\s+to|plan\s+to|decided", match.group(0), I))

@@ -11,7 +11,7 @@ import re
 from ..models import MemoryType
 from .common import ADV, WHO, XL, I, Step, make_fact, objects, own
 from .facts import ExtractedFact, Retraction, clean_object, object_id
-from .lexicon import IDLE_OBJECTS, is_known, known_term, subject_of
+from .lexicon import IDLE_OBJECTS, THINGS, is_known, known_term, subject_of
 from .text import restore
 
 __all__ = ["read_decision", "read_tools"]
@@ -162,25 +162,9 @@ _USAGE = [
         I,
     ),
 ]
-# Tools named by what they are for: "our backend is Spring Boot", "the frontend uses X".
-_THINGS = (
-    r"(?:main\s+|whole\s+|current\s+|new\s+)?(?:backend|back-end|back\s+end|frontend|front-end|"
-    r"front\s+end|database|db|api|apis|app|apps|server|servers|infra(?:structure)?|website|site|"
-    r"service|services|project|codebase|monorepo|repo|cloud(?:\s+provider)?|hosting|ci|cd|ci/cd|"
-    r"pipeline|editor|ide|os|laptop|machine|language|framework|orm|cache|caching|queue|cms|"
-    r"mobile\s+apps?|data\s+warehouse|warehouse|monitoring|logging|observability|tooling|"
-    r"build\s+system|bundler|package\s+manager|deployments?|auth|authentication|search|storage|"
-    r"message\s+broker|broker|email\s+provider|payment\s+provider|payments|analytics|crm|"
-    r"ticketing|issue\s+tracker|tracker|docs|wiki|version\s+control|orchestration|runtime|"
-    r"shell|terminal|browser|phone|distro|dashboards?|alerting|tests?|test\s+suite|scripts|"
-    r"data\s+pipeline|etl|ml\s+stack|models?|llm|vector\s+store|queue\s+system|workers?|code|"
-    r"repos|repositories|source|data|logs|email|messages|messaging|notifications|traffic|"
-    r"requests|events|jobs|builds|deploys|artifacts|images|backups|metrics|traces|files|"
-    r"notes|tasks|tickets|issues|docs|documentation|designs|assets|videos|photos)"
-)
 _OUR_THING = re.compile(
     r"^(?:our|my|the)\s+(?P<what>(?:[\w-]+\s+)?"
-    + _THINGS
+    + THINGS
     + r")\s+(?P<verb>(?:is|are)\s+(?:written|built|hosted|"
     r"deployed|implemented|running|made|done|managed|handled|stored|kept|run)\s+(?:in|with|on|by)|"
     r"runs\s+on|run\s+on|uses|use|lives\s+on|lives\s+in|is\s+on|are\s+on|is|are)\s+"
@@ -188,8 +172,8 @@ _OUR_THING = re.compile(
     I,
 )
 _EVERYTHING = re.compile(
-    r"^(?:everything|it|all\s+(?:of\s+)?(?:it|our\s+" + _THINGS + r"|my\s+" + _THINGS + r")|"
-    r"(?:our|my)\s+" + _THINGS + r")\s+"
+    r"^(?:everything|it|all\s+(?:of\s+)?(?:it|our\s+" + THINGS + r"|my\s+" + THINGS + r")|"
+    r"(?:our|my)\s+" + THINGS + r")\s+"
     r"(?:lives|is|are|runs|sits|is\s+hosted|is\s+stored)\s+(?:all\s+)?(?:on|in)\s+" + XL,
     I,
 )
@@ -200,8 +184,8 @@ _DRIVER = re.compile(
     I,
 )
 # "Our marketing site and customer portal both run on Gatsby".
-_THINGS_RUN = re.compile(
-    r"^(?:our|my|the)\s+(?=[^,;:!?\n]*?\b" + _THINGS + r"\b)[^,;:!?\n]{1,60}?\s+(?:both\s+|all\s+)?"
+THINGS_RUN = re.compile(
+    r"^(?:our|my|the)\s+(?=[^,;:!?\n]*?\b" + THINGS + r"\b)[^,;:!?\n]{1,60}?\s+(?:both\s+|all\s+)?"
     r"(?:run|runs|are\s+built|is\s+built|are\s+hosted|is\s+hosted|live|lives|sit|sits)\s+"
     r"(?:on|with|in)\s+" + XL,
     I,
@@ -209,9 +193,16 @@ _THINGS_RUN = re.compile(
 # "Zed is my editor now", "Postgres is our main database".
 _IS_MY = re.compile(
     r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:my|our)\s+(?:main\s+|primary\s+|"
-    r"new\s+|current\s+|daily\s+|default\s+|only\s+)?" + _THINGS + r"\b",
+    r"new\s+|current\s+|daily\s+|default\s+|only\s+)?" + THINGS + r"\b",
     I,
 )
+# "Capistrano handles all our deploys", "Plausible powers our analytics".
+_TOOL_DOES = re.compile(
+    r"^(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*){0,2})\s+(?:handles|powers|runs|does|serves|"
+    r"manages|drives|hosts|stores|builds|deploys|sends|processes|tracks|takes\s+care\s+of)\s+"
+    r"(?:all\s+(?:of\s+)?)?(?:our|my)\s+(?:[\w-]+\s+){0,2}?" + THINGS + r"\b"
+)
+_TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w|^[A-Z]{2,}$")
 _RUN_X = re.compile(r"\bI\s+(?:run|am\s+running|daily-drive|use)\s+" + XL, I)
 _ON_X = re.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:currently\s+|still\s+|now\s+|all\s+)?on\s+" + XL, I
@@ -232,7 +223,7 @@ _PASSIVE = re.compile(
 )
 _THROUGH = re.compile(
     r"^(?:all|everything)?\s*(?:of\s+)?(?:our|my|the)\s+(?:[\w/-]+\s+){0,3}?"
-    + _THINGS
+    + THINGS
     + r"\s+(?:goes|go|runs|run|flows|flow|lives|live|sits|sit|happens|happen)\s+"
     r"(?:through|on|in|via)\s+" + XL,
     I,
@@ -260,7 +251,9 @@ _TASK_VERBS = (
 )
 # "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
 _FOR_TASK = re.compile(
-    r"(?i:" + WHO + r"(?:\s+(?:are|am|have\s+been|has\s+been|been|will|also|still|now|mostly|"
+    r"(?i:"
+    + WHO
+    + r"(?:\s+(?:are|am|have\s+been|has\s+been|been|have|has|had|will|also|still|now|mostly|"
     r"mainly|usually|currently|always))*\s+" + _TASK_VERBS + r"(?:s|es|ed|d|ing)?\s+"
     r"(?:[\w'-]+\s+){0,7}?(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
 )
@@ -453,7 +446,7 @@ def read_tools(clause: str) -> list[Step] | None:
         *_USAGE,
         _PASSIVE,
         _THROUGH,
-        _THINGS_RUN,
+        THINGS_RUN,
         _DRIVER,
         _EVERYTHING,
         _ALL_X,
@@ -484,11 +477,14 @@ def read_tools(clause: str) -> list[Step] | None:
                 )
                 for o in found
             ]
-    for pattern in (_IS_MY, _ON_X, _HEAVY_USER, _RUN_X):
+    for pattern in (_IS_MY, _TOOL_DOES, _ON_X, _HEAVY_USER, _RUN_X):
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
         found = [o for o in objects(match.group("x")) if _named(o)]
+        if pattern is _TOOL_DOES:
+            # "Sarah handles our deploys" names a colleague: only tool-shaped names count.
+            found = [o for o in found if is_known(restore(o)) or _TOOL_SHAPED.search(o)]
         if found:
             return [(make_fact("tech_preference", F, o, f"uses {o}"), []) for o in found]
     return None
