@@ -224,3 +224,45 @@ def test_conversation_is_no_standing_instruction(text):
 def test_standing_instructions_are_still_read(text, content):
     facts = [f for f in extract_facts(text) if f.category == "instruction"]
     assert [f.content for f in facts] == [content]
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        ("Bristol is where I live.", ["lives in Bristol"]),
+        ("Home for me is Hobart.", ["lives in Hobart"]),
+        ("I call Leeds home.", ["lives in Leeds"]),
+        ("Sasha here, hi!", ["name is Sasha"]),
+        ("Hi all, Tom here.", ["name is Tom"]),
+        ("That is where I live.", []),
+        ("Same here!", []),
+        ("We moved the backend from Heroku to Fly.io.", ["uses Fly.io"]),
+        ("We moved from London to Berlin.", []),
+        ("GoodJob runs our background jobs.", ["uses GoodJob"]),
+        ("Sarah handles our deploys.", []),
+        (
+            "Pandas is out, we've rewritten the whole pipeline in DuckDB.",
+            ["no longer uses Pandas", "uses DuckDB"],
+        ),
+        ("Saya berasal dari Medan.", ["is from Medan"]),
+        ("Nama saya Ayu, saya desainer grafis.", ["name is Ayu", "is desainer grafis"]),
+        (
+            "Saya bekerja sebagai jururawat di Johor Bahru.",
+            ["is jururawat", "works in Johor Bahru"],
+        ),
+        ("Bulan lalu saya pindah ke Semarang.", ["lives in Semarang"]),
+        ("Saya pindah ke Kubernetes.", []),
+        ("saya Indonesia", []),
+        ("Kami dah tak guna Bamboo lagi.", ["no longer uses Bamboo"]),
+        ("Antalya'da oturuyorum.", ["lives in Antalya"]),
+        ("Aselsan'da donanım mühendisiyim.", ["works at Aselsan", "is donanım mühendis"]),
+        ("Lütfen cevaplarında madde işaretleri kullan.", ["cevaplarında madde işaretleri kullan"]),
+    ],
+)
+def test_statements_worded_the_other_way_round_or_in_other_languages(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents
+
+
+def test_a_habit_is_about_the_activity_not_the_light_verb():
+    (fact,) = extract_facts("I usually go swimming on Monday mornings.")
+    assert fact.object == "swim"

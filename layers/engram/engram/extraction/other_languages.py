@@ -13,6 +13,7 @@ from ..models import MemoryType
 from .common import Step
 from .common import make_fact as _fact
 from .facts import Retraction, clean_object, object_id, slug, split_list
+from .lexicon import known_term
 from .text import restore
 
 __all__ = ["read_indonesian", "read_turkish"]
@@ -22,6 +23,18 @@ _I = re.IGNORECASE
 X = r"(?P<x>[^,;:!?\n]+)"
 _SAYA = r"\b(?:saya|aku|sy|gue|gua)"
 _KAMI = r"\b(?:saya|aku|kami|kita)"
+# "saya Indonesia": who one is, but not a name.
+_NOT_ID_NAMES = frozenset(
+    "indonesia malaysia singapura brunei jawa melayu cina india muslim kristen islam "
+    "katolik hindu buddha baik sehat lapar capek sibuk".split()
+)
+_ID_ROLES = (
+    r"desainer|perancang|guru|cikgu|dosen|pensyarah|dokter|doktor|perawat|jururawat|bidan|"
+    r"programmer|pengembang|pembangun|insinyur|jurutera|arsitek|akitek|mahasiswa|pelajar|"
+    r"siswa|akuntan|akauntan|wartawan|penulis|pengacara|peguam|apoteker|ahli\s+farmasi|"
+    r"manajer|pengurus|analis|penganalisis|peneliti|penyelidik|koki|tukang\s+masak|"
+    r"fotografer|jurugambar|konsultan|perunding|pilot|juruterbang|polisi|polis|petani"
+)
 
 
 def _objects(raw: str) -> list[str]:
@@ -92,7 +105,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "withdraw",
         re.compile(
-            _KAMI + r"\s+(?:sudah\s+)?(?:tidak|tak|nggak|gak)\s+(?:lagi\s+)?"
+            _KAMI + r"\s+(?:sudah\s+|dah\s+)?(?:tidak|tak|nggak|gak)\s+(?:lagi\s+)?"
             r"(?:menggunakan|memakai|pakai|guna|gunakan)\s+" + X,
             _I,
         ),
@@ -126,7 +139,8 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "decision",
         re.compile(
-            _KAMI + r"\s+(?:akan|mau|memutuskan\s+(?:untuk\s+)?|sepakat\s+"
+            _KAMI + r"\s+(?:sudah\s+|telah\s+|dah\s+)?(?:akan|mau|(?:memutuskan|putuskan|"
+            r"putus)\s+(?:untuk\s+)?|sepakat\s+"
             r"(?:untuk\s+)?)\s*(?:menggunakan|memakai|pakai|guna|gunakan|memilih)\s+" + X,
             _I,
         ),
@@ -136,6 +150,14 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             _KAMI + r"\s+(?:biasanya\s+|sekarang\s+|sedang\s+)?(?:menggunakan|memakai|"
             r"pakai|guna)\s+" + X,
+            _I,
+        ),
+    ),
+    (
+        "pattern",
+        re.compile(
+            r"^(?P<adv>(?:setiap|tiap|saban)\s+[\w-]+(?:\s+(?:pagi|petang|sore|malam|minggu))?)"
+            r"\s*,?\s+" + _SAYA + r"\s+" + X,
             _I,
         ),
     ),
@@ -154,7 +176,39 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
             r"(?:\s+[A-Z][\w'-]+){0,2})"
         ),
     ),
+    (
+        "role",
+        re.compile(
+            _SAYA + r"\s+(?:bekerja|kerja)\s+sebagai\s+(?P<x>[^,;:!?\n]+?)"
+            r"(?:\s+(?:di|pada)\s+(?P<place>[A-Z][^,;:!?\n]*))?$",
+            _I,
+        ),
+    ),
     ("employer", re.compile(_SAYA + r"\s+(?:bekerja|kerja)\s+(?:di|untuk|pada)\s+" + X, _I)),
+    (
+        "location",
+        re.compile(
+            _SAYA + r"\s+(?:\w+\s+){0,2}?(?:pindah|berpindah|pulang)\s+ke\s+"
+            r"(?P<x>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})$"
+        ),
+    ),
+    ("name", re.compile(r"^(?i:saya|aku)\s+(?i:adalah\s+|ialah\s+)?(?P<x>[A-Z][a-z'-]+)$")),
+    (
+        "hometown",
+        re.compile(_SAYA + r"\s+(?:berasal|asal|asli)\s+(?:dari\s+)?(?P<x>[A-Z][^,;:!?\n]*)", _I),
+    ),
+    # "saya desainer grafis": a role named without "seorang".
+    (
+        "role",
+        re.compile(
+            r"^(?:dan\s+)?"
+            + _SAYA
+            + r"\s+(?:adalah\s+|ialah\s+)?(?P<x>(?i:"
+            + _ID_ROLES
+            + r")(?:\s+[a-z]+)?)$",
+            _I,
+        ),
+    ),
     (
         "role",
         re.compile(
@@ -213,6 +267,10 @@ _TR_LEAD = (
 _TR_OBJ = (
     r"(?P<x>[^\s,;:!?\n]+(?:\s+[^\s,;:!?\n]+){0,2}?)"
     r"(?:\s+(?:çok|gerçekten|hâlâ|hala|artık|da|de|daha))*"
+)
+_TR_ROLES = (
+    r"(?:mühendis|öğretmen|doktor|öğrenci|geliştirici|yazılımcı|tasarımcı|avukat|hemşire|"
+    r"yönetici|programcı|mimar|analist|araştırmacı|muhasebeci|gazeteci|aşçı)"
 )
 _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
@@ -357,20 +415,32 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
         "location",
         re.compile(
             _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
-            r"yaşıyorum\b"
+            r"(?:yaşıyorum|oturuyorum|ikamet\s+ediyorum|kalıyorum)\b"
+        ),
+    ),
+    # "Aselsan'da donanım mühendisiyim": where, then the role as a predicate.
+    (
+        "employer",
+        re.compile(
+            r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+(?P<role>(?:\w+\s+)?"
+            + _TR_ROLES
+            + r")(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
+            _I,
         ),
     ),
     ("constraint", re.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanamayız\b", _I)),
     (
         "instruction",
-        re.compile(r"^(?:lütfen\s+)?(?P<x>(?:cevap|yanıt)\w*\s+.+?\s+(?:tut|ver|yaz|olsun))\b", _I),
+        re.compile(
+            r"^(?:lütfen\s+)?(?P<x>(?:[\w\s]+?\s+)?(?:cevap|yanıt)\w*\s+.+?\s+"
+            r"(?:tut|ver|yaz|olsun|kullan|kullanma|ekle|koy))\b",
+            _I,
+        ),
     ),
     (
         "role",
         re.compile(
-            r"(?P<x>(?:\w+\s+)?(?:mühendis|öğretmen|doktor|öğrenci|geliştirici|yazılımcı|"
-            r"tasarımcı|avukat|hemşire|yönetici|programcı|mimar|analist|araştırmacı|"
-            r"muhasebeci|gazeteci|aşçı))(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
+            r"(?P<x>(?:\w+\s+)?" + _TR_ROLES + r")(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
             _I,
         ),
     ),
@@ -579,6 +649,23 @@ def _read(
                 [],
             )
         ]
+        place = match.groupdict().get("place")
+        if place:
+            place = restore(place).strip(" .")
+            steps.append(
+                (
+                    _fact(
+                        "identity",
+                        F,
+                        place,
+                        f"works in {place}",
+                        key="identity:location",
+                        exclusive=True,
+                        subject="location",
+                    ),
+                    [],
+                )
+            )
         org = match.groupdict().get("org")
         if org:
             org = restore(org).strip(" .")
@@ -628,7 +715,9 @@ def _read(
         ]
     if kind in ("name", "employer", "location"):
         value = restore(_tr_object(match.group("x"))).strip(" .")
-        if not clean_object(value):
+        if not clean_object(value) or (kind != "employer" and known_term(value) is not None):
+            return []  # "saya pindah ke React" is a switch of tools, not of home
+        if kind == "name" and value.lower() in _NOT_ID_NAMES:
             return []
         template = {"name": "name is {x}", "employer": "works at {x}", "location": "lives in {x}"}
         return [
