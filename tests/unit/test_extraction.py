@@ -3,7 +3,7 @@ import re
 import pytest
 
 from engram import extract_facts
-from engram.extraction import MAX_CONTENT_CHARS, MAX_INPUT_BYTES
+from engram.extraction import MAX_CONTENT_CHARS, MAX_INPUT_BYTES, extract
 from engram.models import MemoryType
 
 
@@ -266,3 +266,52 @@ def test_statements_worded_the_other_way_round_or_in_other_languages(text, conte
 def test_a_habit_is_about_the_activity_not_the_light_verb():
     (fact,) = extract_facts("I usually go swimming on Monday mornings.")
     assert fact.object == "swim"
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        ("Uploads are limited to 25 MB per file.", ["Uploads limited to 25 MB per file"]),
+        ("Actually, make the budget £250, money's tight this month.", ["budget: £250"]),
+        (
+            "We got approval to raise the Lambda memory limit to 1024 MB.",
+            ["Lambda memory limit: 1024 MB"],
+        ),
+        (
+            "Actually I can stretch to $1,800 for the laptop.",
+            ["budget for the laptop: up to $1,800"],
+        ),
+        ("The VPS only has 1 GB of RAM.", ["The VPS only has 1 GB of RAM"]),
+        ("We're stuck on Java 8 because of a legacy dependency.", ["stuck on Java 8"]),
+        ("No internet access on the build machines.", ["no internet access on the build machines"]),
+        ("I don't have admin rights on my work laptop.", ["no admin rights on my work laptop"]),
+        ("It can go up to 11.", []),
+        ("No problem at all.", []),
+        ("Standup is at 9:30 every weekday.", ["Standup at 9:30 every weekday"]),
+        ("Release day is Wednesday.", ["Release day on Wednesday"]),
+        ("The class is on fire.", []),
+        ("I'm back to normal.", []),
+        ("I am back on Monday.", []),
+        ("We're back to Postgres.", ["go back to Postgres"]),
+        ("Our monorepo builds with Lerna.", ["uses Lerna"]),
+        ("Both services are written in TypeScript.", ["uses TypeScript"]),
+        ("It was written by Tolkien.", []),
+        ("I've gotten really into bouldering.", ["bouldering"]),
+        ("I got into trouble.", []),
+        ("I'm a huge Studio Ghibli fan.", ["Studio Ghibli"]),
+        ("Sci-fi novels are my guilty pleasure.", ["Sci-fi novels"]),
+        ("I play guitar, piano and drums.", ["plays guitar", "plays piano", "plays drums"]),
+        ("I play it by ear.", []),
+        ("I speak English and a bit of Japanese.", ["speaks English", "speaks Japanese"]),
+    ],
+)
+def test_limits_events_and_likes_in_more_phrasings(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents
+
+
+def test_a_moved_event_or_a_habit_restated_with_now_retires_the_old_schedule():
+    ((fact, retractions),) = extract("Standup moved to 10:15 starting this week.").steps
+    assert fact.content.startswith("Standup at 10:15")
+    assert [r.about for r in retractions] == ["standup"]
+    ((fact, retractions),) = extract("Because of the pool, I swim on Tuesdays at 8 pm now.").steps
+    assert fact.content == "swim on Tuesdays at 8 pm" and [r.about for r in retractions] == ["swim"]

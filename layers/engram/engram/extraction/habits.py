@@ -87,7 +87,68 @@ _IDLE_HABITS = re.compile(
 )
 
 
+# Fixed events of the user's week: "Standup is at 9:30 every weekday", "Release day is
+# Wednesday", and when they move: "Standup moved to 10:15 starting this week".
+_EVENT = (
+    r"^(?:the\s+|our\s+|my\s+)?(?P<x>(?:[\w-]+\s+){0,2}?(?:standup|stand-up|retro|retrospective|"
+    r"sync|meeting|class|classes|practice|training|lesson|lessons|release\s+day|deploy\s+day|"
+    r"planning|demo\s+day|one-on-one|1:1|check-in|shift|shifts|rehearsal|appointment))"
+)
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)s?\b"
+_CLOCK = r"(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
+# The rest of the clause, where a clock time's colon does not end it ("9:30").
+_REST = r"(?:[^,;:!?\n]|(?<=\d):(?=\d\d))*"
+_EVENT_AT = re.compile(
+    _EVENT + r"\s+(?:is|are|happens|happen|starts|start|runs|run)\s+(?:always\s+|usually\s+)?"
+    r"(?P<when>(?:at\s+"
+    + _CLOCK
+    + r"|on\s+"
+    + _DAY
+    + r"|(?:every|each)\s+\w+|"
+    + _DAY
+    + r")"
+    + _REST
+    + r")",
+    I,
+)
+_EVENT_MOVED = re.compile(
+    _EVENT + r"\s+(?:has\s+|have\s+|got\s+|is\s+|was\s+)?(?:moved|shifted|changed|moving|"
+    r"rescheduled|pushed)\s+(?:back\s+)?(?:to|until)\s+(?P<when>(?:"
+    + _CLOCK
+    + r"|"
+    + _DAY
+    + r"|(?:the\s+)?(?:morning|afternoon|evening)s?)"
+    + _REST
+    + r")",
+    I,
+)
+# "... so I swim on Tuesdays at 8 pm now": a habit restated as changed.
+_NOW = re.compile(r"\s+(?:now|these\s+days|nowadays|from\s+now\s+on)$", I)
+
+
+def _event(clause: str) -> list[Step] | None:
+    for pattern in (_EVENT_MOVED, _EVENT_AT):
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        what = clean_object(match.group("x"))
+        when = restore(match.group("when")).strip()
+        if not what:
+            return None
+        if re.match(r"\d|noon\b|midnight\b", when, I):
+            when = f"at {when}"
+        elif re.match(_DAY, when, I):
+            when = f"on {when}"
+        fact = make_fact("pattern", F, what, f"{what} {when}".strip(), about=activity(what))
+        moved = pattern is _EVENT_MOVED or _NOW.search(clause) is not None
+        return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact)] if moved else [])]
+    return None
+
+
 def read_habit(clause: str) -> list[Step] | None:
+    found = _event(clause)
+    if found is not None:
+        return found
     match = _MOVED_TO.search(clause)
     if match is not None and own(clause, match.start()):
         # "I've moved my swims to Wednesday evenings": the same activity, a new time.
@@ -113,12 +174,13 @@ def read_habit(clause: str) -> list[Step] | None:
         if gerund and not re.match(r"(?i)^(?:I|we)\b", clause):
             obj = f"{gerund.group(1).lower()} {obj}"  # "Marking usually eats my whole Sunday"
             content = f"{gerund.group(1)} {content}"
+        changed = _NOW.search(content) is not None
+        content = _NOW.sub("", content)
         fact = make_fact("pattern", F, obj, content, negative=negative, about=activity(obj))
-        implicit = re.search(r"\binstead\s*$", clause, I) is not None
-        return [
-            (
-                fact,
-                [Retraction("", ("pattern",), replaced_by=fact, implicit=True)] if implicit else [],
-            )
-        ]
+        if re.search(r"\binstead\s*$", clause, I) is not None:
+            return [(fact, [Retraction("", ("pattern",), replaced_by=fact, implicit=True)])]
+        if changed:
+            # The same activity on a new schedule replaces the old one.
+            return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact)])]
+        return [(fact, [])]
     return None

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
-from .common import I, Step, make_fact, own
-from .facts import clean_object
+from .common import I, Step, make_fact, objects, own
+from .facts import clean_object, slug
 from .text import restore
 
 __all__ = ["read_identity"]
@@ -477,8 +477,32 @@ _NOT_NAMES = frozenset(
 )
 
 
-def read_identity(clause: str) -> list[Step] | None:
+_LANGUAGES = re.compile(
+    _ci(r"\bI\s+(?:also\s+)?(?:speak|am\s+fluent\s+in|am\s+bilingual\s+in)\s+")
+    + r"(?P<x>(?:(?i:a\s+(?:bit|little)\s+of|some|basic|fluent|conversational)\s+)?[A-Z][^;:!?\n]*)"
+)
+
+
+def _languages(clause: str) -> list[Step]:
+    """ "I speak English, Portuguese and a bit of Japanese": one fact per language."""
+    match = _LANGUAGES.search(clause)
+    if match is None or not own(clause, match.start()):
+        return []
     steps: list[Step] = []
+    parts = re.split(r"\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+", match.group("x"))
+    for item in [o for p in parts for o in objects(p)]:
+        name = re.sub(
+            r"^(?i:a\s+(?:bit|little)\s+of|some|basic|fluent|conversational)\s+", "", item
+        )
+        if not name[:1].isupper():
+            continue
+        fact = make_fact("identity", F, name, f"speaks {item}", key=f"identity:speaks_{slug(name)}")
+        steps.append((fact, []))
+    return steps
+
+
+def read_identity(clause: str) -> list[Step] | None:
+    steps: list[Step] = _languages(clause)
     taken: list[tuple[int, int]] = []
     for aspect, pattern, template in _RULES:
         for match in pattern.finditer(clause):

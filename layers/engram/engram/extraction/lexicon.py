@@ -220,6 +220,25 @@ _TAXONOMY: dict[str, dict[str, tuple[str, ...]]] = {
         "pinia": ("pinia",),
         "vuex": ("vuex",),
     },
+    "monorepo_tool": {
+        "nx": ("nx",),
+        "lerna": ("lerna",),
+        "turborepo": ("turborepo", "turbo"),
+        "rush": ("rush",),
+        "bazel": ("bazel",),
+        "pants": ("pants",),
+    },
+    "job_queue": {
+        "sidekiq": ("sidekiq",),
+        "celery": ("celery",),
+        "good_job": ("goodjob", "good_job"),
+        "solid_queue": ("solid queue", "solid_queue"),
+        "bullmq": ("bullmq", "bull"),
+        "resque": ("resque",),
+        "rq": ("rq", "python-rq"),
+        "hangfire": ("hangfire",),
+        "temporal": ("temporal",),
+    },
     "version_control": {
         "git": ("git",),
         "mercurial": ("mercurial", "hg"),
@@ -260,7 +279,7 @@ _ALIAS_PATTERN = re.compile(
 _CASE_SENSITIVE = frozenset(
     "go swift dart ruby julia solid next remix astro ember express nest rails spring "
     "phoenix gin fiber oracle fly render cursor helix nano arch bun node poetry mocha jest "
-    "nomad zed hg".split()
+    "nomad zed hg rush pants bull temporal celery turbo".split()
 )
 
 

@@ -11,7 +11,7 @@ import re
 
 from ..models import MemoryType
 from .common import WHO, XL, I, Step, make_fact, objects, own
-from .facts import clean_object, fact_key, slug, split_list, trim_clause
+from .facts import clean_object, fact_key, head, slug, split_list, trim_clause
 from .lexicon import IDLE_OBJECTS, PEOPLE
 from .text import restore
 
@@ -77,6 +77,66 @@ _LIMIT = re.compile(
     r"lowered\s+to\s+|capped\s+at\s+)?(?P<x>[^,;:!?\n]*\d[^,;:!?\n]*)",
     I,
 )
+_NUMBER = r"\d+(?:[.,\u2024\u201a]\d+)*"
+_FIGURE = r"(?P<x>(?:about\s+|around\s+|roughly\s+|just\s+|only\s+)?[$€£¥]?\d[^,;:!?\n]*)"
+# "Uploads are limited to 25 MB per file", "uploads can go up to 50 MB": one limit, by
+# what it limits, so the second replaces the first.
+_LIMITED_TO = [
+    re.compile(
+        r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{1,40}?)\s+(?:is|are)\s+(?:now\s+)?(?:limited|capped|"
+        r"restricted)\s+(?:to|at)\s+" + _FIGURE,
+        I,
+    ),
+    re.compile(
+        r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{1,40}?)\s+can\s+(?:now\s+)?(?:go|be|take|use|"
+        r"reach|run)\s+(?:up\s+to|as\s+(?:much|long|high)\s+as)\s+" + _FIGURE,
+        I,
+    ),
+]
+# "Make the budget £250", "we got approval to raise the Lambda memory limit to 1024 MB".
+_SET_TO = re.compile(
+    r"(?:^|\bto\s+)(?:please\s+)?(?:make|set|change|raise|lower|bump|increase|reduce|drop|cut|"
+    r"up|stretch)\s+(?:the|my|our)\s+(?P<np>[\w\s-]{0,30}?(?:budget|cap|limit|ceiling|maximum|"
+    r"max|allowance|quota|timeout|memory|size|spend))\s+(?:to\s+|at\s+)?"
+    r"(?P<x>[$€£¥]?" + _NUMBER + r"(?:\s?(?:%|[a-zA-Z]+))?)",
+    I,
+)
+# "I can stretch to $1,800 for the laptop": a budget restated.
+_STRETCH = re.compile(
+    r"\b(?:I|we)\s+can\s+(?:now\s+)?(?:stretch|go|spend|afford)\s+(?:up\s+)?to\s+"
+    r"(?P<x>[$€£¥]" + _NUMBER + r"k?)(?:\s+(?:on|for)\s+(?P<np>[^,;:!?\n]+))?",
+    I,
+)
+# "The VPS only has 1 GB of RAM", "I only have about 45 minutes a day to study".
+_ONLY_HAS = re.compile(
+    r"^(?P<np>(?:the\s+|our\s+|my\s+)?[\w\s-]{1,30}?|I|we)\s+only\s+(?:has|have|get|gets)\s+"
+    + _FIGURE,
+    I,
+)
+_STUCK_ON = re.compile(
+    r"\b(?:I|we)\s+(?:am|are)\s+(?:still\s+)?(?:stuck|locked|pinned)\s+(?:on|with|to)\s+"
+    r"(?P<x>[^,;:!?\n]+?)(?=\s+(?:because|since|due|for|until|as)\b|\s*$)",
+    I,
+)
+_ACCESS = (
+    r"(?:internet|network|root|admin|administrator|sudo|write|ssh|vpn|gpu|docker|install|"
+    r"outbound|external|production|prod|cloud)"
+)
+# "No internet access on the build machines", "I don't have admin rights on my laptop".
+_NO_ACCESS = [
+    re.compile(
+        r"^no\s+(?P<x>" + _ACCESS + r"(?:\s+[\w-]+){0,2}?)\s+(?:on|in|at|for|from)\s+"
+        r"(?P<where>[^,;:!?\n]+)$",
+        I,
+    ),
+    re.compile(
+        r"\b(?:I|we)\s+(?:do\s+not|does\s+not|did\s+not|cannot|can\s+not)\s+(?:have|get)\s+"
+        r"(?:any\s+)?(?P<x>" + _ACCESS + r"(?:\s+[\w-]+){0,2}?\s*(?:rights|access|privileges|"
+        r"permissions?))(?:\s+(?:on|to|in|for|at)\s+(?P<where>[^,;:!?\n]+))?",
+        I,
+    ),
+]
+_POINTERS = frozenset("it this that these those they he she".split())
 _NEVER_EVER = re.compile(
     r"^(?:under\s+no\s+circumstances|in\s+no\s+case|at\s+no\s+(?:point|time)|never\s+ever|"
     r"on\s+no\s+account)\s*,?\s+(?:can|should|may|will|must|do|are|shall)\s+(?:we|I|you|they|it)\s+"
@@ -180,7 +240,59 @@ def _impersonal_np(match: re.Match[str], verb: str | None = None) -> str | None:
     return None if _NP_EXCLUDED.match(np) else np
 
 
+def _limit_fact(np: str, content: str) -> Step:
+    np = re.sub(r"^(?:the|our|my)\s+", "", np.strip(), flags=I)
+    named = re.search(r"\b(?:budget|cap|limit|ceiling|maximum|max|allowance|quota)$", np, I)
+    key = fact_key("constraint", np if named else f"{np} limit")
+    return (make_fact("constraint", F, np, content, key=key, subject=slug(np), exclusive=True), [])
+
+
+def _read_limit(clause: str) -> list[Step] | None:
+    """Limits stated by their figure rather than by "can't"."""
+    for pattern in _LIMITED_TO:
+        match = pattern.search(clause)
+        np = match.group("np").strip() if match is not None else ""
+        if match is not None and not _NP_EXCLUDED.match(np) and np.lower() not in _POINTERS:
+            np, figure = match.group("np").strip(), restore(match.group("x")).strip()
+            return [_limit_fact(np, restore(f"{np} limited to {figure}"))]
+    match = _SET_TO.search(clause)
+    if match is not None:
+        np, figure = match.group("np").strip(), restore(match.group("x")).strip()
+        return [_limit_fact(np, restore(f"{np}: {figure}"))]
+    match = _STRETCH.search(clause)
+    if match is not None and own(clause, match.start()):
+        np = f"budget for {match.group('np').strip()}" if match.group("np") else "budget"
+        return [_limit_fact(np, restore(f"{np}: up to {match.group('x')}"))]
+    match = _ONLY_HAS.search(clause)
+    if match is not None and own(clause, match.start()):
+        np = match.group("np").strip()
+        if np.lower() in ("i", "we") or not (_NP_EXCLUDED.match(np) or np.lower() in _POINTERS):
+            whole = trim_clause(clause) or clause
+            content = restore(whole[:1].upper() + whole[1:])
+            who = "" if np.lower() in ("i", "we") else np
+            key = fact_key("constraint", _key_words(who, "only have " + match.group("x")))
+            return [(make_fact("constraint", F, np, content, key=key), [])]
+    match = _STUCK_ON.search(clause)
+    if match is not None and own(clause, match.start()):
+        what = clean_object(match.group("x"))
+        if what:
+            key = fact_key("constraint", "stuck on " + head(re.sub(r"\s+\d[\d.]*$", "", what)))
+            return [(make_fact("constraint", F, what, f"stuck on {what}", key=key), [])]
+    for pattern in _NO_ACCESS:
+        match = pattern.search(clause)
+        if match is not None and own(clause, match.start()):
+            what = restore(match.group("x")).strip().lower()
+            where = match.groupdict().get("where")
+            content = f"no {what}" + (f" on {restore(where).strip()}" if where else "")
+            key = fact_key("constraint", content)
+            return [(make_fact("constraint", F, what, content, key=key, negative=True), [])]
+    return None
+
+
 def read_constraint(clause: str) -> list[Step] | None:
+    found = _read_limit(clause)
+    if found:
+        return found
     match = _LIMIT.search(clause)
     if match is not None:
         np = match.group("np").strip()

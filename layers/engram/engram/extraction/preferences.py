@@ -106,10 +106,36 @@ _LIKE = [
     ),
     re.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
-        r"cup\s+of\s+tea)$",
+        r"cup\s+of\s+tea|guilty\s+pleasure|weakness|obsession|passion|happy\s+place)$",
+        I,
+    ),
+    re.compile(
+        r"\bI\s+(?:have\s+|had\s+)?(?:gotten|got|become|grown|been\s+getting)\s+(?:really\s+|very\s+|"
+        r"so\s+|quite\s+|super\s+|seriously\s+)?(?:into|hooked\s+on|obsessed\s+with|fond\s+of)\s+"
+        r"(?!trouble\b|debt\b|a\s+(?:fight|mess|habit|car|accident|jam|spot|state)\b|an\s+"
+        r"(?:argument|accident)\b|the\s+habit\b|(?:university|college|uni|school|grad\s+school|"
+        r"the\s+program(?:me)?|medical\s+school|law\s+school)\b)" + XL,
+        I,
+    ),
+    # "I'm a huge Studio Ghibli fan".
+    re.compile(
+        r"\bI\s+am\s+(?:an?\s+)?(?:big|huge|massive|long-time|lifelong|die-hard|diehard|total|"
+        r"massive|proper)\s+(?P<x>[^,;:!?\n]+?)\s+(?:fan|nerd|geek|buff)\b",
+        I,
+    ),
+    re.compile(r"^nothing\s+beats\s+(?:a\s+|an\s+|the\s+|good\s+)?" + XL, I),
+    re.compile(
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+the\s+only\s+[\w\s-]{1,20}?\s+I\s+(?:actually\s+|"
+        r"really\s+|truly\s+|genuinely\s+)?(?:enjoy|like|love|drink|eat|read|watch|trust)\b",
         I,
     ),
 ]
+# "I play guitar, piano and drums": things played for their own sake.
+_PLAY = re.compile(
+    r"\bI\s+(?:also\s+|still\s+)?play\s+(?!around\b|with\b|along\b|it\b|safe\b|dumb\b|"
+    r"by\b|a\s+role\b|a\s+part\b)(?:the\s+)?" + XL,
+    I,
+)
 _FAVOURITE = [
     re.compile(
         r"\bmy\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|preferred|go-to)\s+(?P<what>"
@@ -197,6 +223,11 @@ def read_preference(clause: str) -> list[Step] | None:
         return [
             (make_fact("preference", F, o, o, exclusive=exclusive), []) for o in found_objects
         ] or None
+    match = _PLAY.search(clause)
+    if match is not None and own(clause, match.start()):
+        found_objects = [o for o in objects(match.group("x")) if not _IDLE_LIKES.match(o)]
+        if found_objects:
+            return [(make_fact("preference", F, o, f"plays {o}"), []) for o in found_objects]
     for pattern in _FAVOURITE:
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):

@@ -32,7 +32,8 @@ _SWITCH = re.compile(
 _SOFTWARE = re.compile(r"\b" + THINGS + r"\b", I)
 _BACK = re.compile(
     WHO + _AUX + r"\s+(?:going|go|went|gone|switch(?:ed|ing)?|revert(?:ed|ing)?|return(?:ed|ing)?|"
-    r"mov(?:ed|ing|e)|fall(?:ing)?|fell|come|coming|came)\s+back\s+to\s+(?P<new>[^,;:!?\n]+)",
+    r"mov(?:ed|ing|e)|fall(?:ing)?|fell|come|coming|came|(?P<state>am|are))\s+back\s+to\s+"
+    r"(?P<new>[^,;:!?\n]+)",
     I,
 )
 _AWAY = re.compile(
@@ -160,6 +161,8 @@ def read_switch(clause: str) -> list[Step] | None:
     if match is not None and own(clause, match.start()):
         # "We're going back to AWS after all": the earlier choice again, replacing the latest.
         new = clean_object(match.group("new"))
+        if match.group("state") and not known_or_named(re.sub(r"^\w+\s+", "", new) or new):
+            new = ""  # "I'm back to normal"
         if new:
             fact = make_fact("decision", E, new, f"go back to {new}", exclusive=True)
             return [(fact, [])]

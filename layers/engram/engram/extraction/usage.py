@@ -186,7 +186,8 @@ _DRIVER = re.compile(
 # "Our marketing site and customer portal both run on Gatsby".
 THINGS_RUN = re.compile(
     r"^(?:our|my|the)\s+(?=[^,;:!?\n]*?\b" + THINGS + r"\b)[^,;:!?\n]{1,60}?\s+(?:both\s+|all\s+)?"
-    r"(?:run|runs|are\s+built|is\s+built|are\s+hosted|is\s+hosted|live|lives|sit|sits)\s+"
+    r"(?:run|runs|are\s+built|is\s+built|are\s+hosted|is\s+hosted|live|lives|sit|sits|builds|"
+    r"build|deploys|deploy|ships|ship)\s+"
     r"(?:on|with|in)\s+" + XL,
     I,
 )
@@ -213,7 +214,7 @@ _HEAVY_USER = re.compile(
     I,
 )
 _PASSIVE = re.compile(
-    r"^(?:all\s+(?:of\s+)?)?(?:our|my|the)\s+(?P<what>[\w\s/-]{1,40}?)\s+(?:is|are|was|were|"
+    r"^(?:(?:all|both)\s+(?:of\s+)?(?:our\s+|my\s+|the\s+)?|(?:our|my|the)\s+)(?P<what>[\w\s/-]{1,40}?)\s+(?:is|are|was|were|"
     r"has\s+been|have\s+been|gets|get)\s+(?:\w+\s+)?(?:built|powered|written|hosted|run|managed|"
     r"handled|done|deployed|stored|served|rendered|tested|tracked|kept|backed|made|developed|"
     r"driven|orchestrated|monitored|automated|generated|scheduled|processed|implemented|"
