@@ -294,7 +294,7 @@ def test_a_habit_is_about_the_activity_not_the_light_verb():
         ("I am back on Monday.", []),
         ("We're back to Postgres.", ["go back to Postgres"]),
         ("Our monorepo builds with Lerna.", ["uses Lerna"]),
-        ("Both services are written in TypeScript.", ["uses TypeScript"]),
+        ("Both services are written in TypeScript.", ["services: TypeScript"]),
         ("It was written by Tolkien.", []),
         ("I've gotten really into bouldering.", ["bouldering"]),
         ("I got into trouble.", []),
@@ -315,3 +315,45 @@ def test_a_moved_event_or_a_habit_restated_with_now_retires_the_old_schedule():
     assert [r.about for r in retractions] == ["standup"]
     ((fact, retractions),) = extract("Because of the pool, I swim on Tuesdays at 8 pm now.").steps
     assert fact.content == "swim on Tuesdays at 8 pm" and [r.about for r in retractions] == ["swim"]
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        ("And I should say I'm vegetarian myself.", ["is vegetarian"]),
+        ("I should use Go.", []),
+        ("I'm a bioinformatician.", ["is a bioinformatician"]),
+        ("I'm an optimist.", []),
+        (
+            "Hi, I'm Marisol, I lead the analytics team.",
+            ["name is Marisol", "leads the analytics team"],
+        ),
+        (
+            "Hi, I'm Lachlan, 38, living in Pittsburgh.",
+            ["name is Lachlan", "lives in Pittsburgh", "is 38 years old"],
+        ),
+        ("Personally I'm happiest writing OCaml.", ["OCaml"]),
+        ("Then let's model the data with SQLMesh.", ["use SQLMesh"]),
+        (
+            "Our invoicing tool runs on Rails, with Sidekiq for background jobs.",
+            ["invoicing tool: Rails", "uses Sidekiq"],
+        ),
+        ("Our backups go to Wasabi.", ["uses Wasabi"]),
+        ("The launch is on September 5.", ["deadline: September 5"]),
+        ("Bad news: the audit has been brought forward to 28 April.", ["deadline: 28 April"]),
+        ("The party has been moved to Friday.", []),
+        ("Please use numbered steps whenever you explain a process.", ["use numbered steps"]),
+        (
+            "I'm on Linux now, so give me bash commands from now on instead of PowerShell.",
+            ["uses Linux", "give me bash commands"],
+        ),
+    ],
+)
+def test_preambles_apposition_and_joined_statements(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents
+
+
+def test_instructions_about_the_same_kind_of_tool_share_a_key():
+    (old,) = extract_facts("Always give me commands for PowerShell.")
+    (_, new) = extract_facts("I'm on Linux now, so give me bash commands from now on.")
+    assert old.key == new.key == "instruction:shell"

@@ -198,3 +198,10 @@ def test_moving_a_site_between_tools_is_a_switch(engine):
     assert live(engine) == {"uses Framer"}
     say(engine, "We moved from London to Berlin.")
     assert live(engine) == {"uses Framer"}
+
+
+def test_a_liking_that_lapsed_retires_the_likings_of_the_same_activity(engine):
+    say(engine, "I really love running half marathons.")
+    say(engine, "I love Python.")
+    say(engine, "My knees have had enough, I don't enjoy running anymore.")
+    assert live(engine) == {"dislikes running", "Python"}

@@ -36,7 +36,13 @@ _ROLES = (
     r"electrician|plumber|carpenter|farmer|firefighter|police\s+officer|soldier|nanny|"
     r"bookkeeper|cashier|clerk|receptionist|secretary|assistant"
 )
-_ROLE = rf"(?P<x>(?:[\w+#./]+[\s-]+){{0,4}}?(?:{_ROLES})s?)"
+# Roles named by a suffix the list does not hold ("a bioinformatician", "a pianist").
+_NOT_ROLES = (
+    r"vegetarian|christian|optimist|pessimist|perfectionist|realist|idealist|minimalist|"
+    r"introvert|extrovert|utilitarian|libertarian|egalitarian|contrarian|humanitarian"
+)
+_SUFFIX_ROLE = rf"(?P<x>(?!(?:{_NOT_ROLES})\b)[a-z]{{4,}}(?:ician|ologist|ist|ian))"
+_ROLE = rf"(?P<x>(?:[\w+#./]+[\s-]+){{0,4}}?(?:{_ROLES})s?(?:[\s-]+(?:{_ROLES})s?\b)?)"
 _ZONE = (
     r"(?P<x>[A-Z][a-z]+/[A-Z][\w/]+|UTC\s*[+-]\s*\d{1,2}(?::\d\d)?|GMT\s*[+-]\s*\d{1,2}|"
     r"(?:Pacific|Eastern|Central|Mountain|Atlantic|Central\s+European|Eastern\s+European|"
@@ -206,6 +212,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(r"^I\s+am\s+[A-Z][\w'-]+,\s+(?:an?|the)\s+" + _ROLE + r"\b", I),
         "is {a} {x}",
     ),
+    ("role", re.compile(r"^I\s+am\s+an?\s+" + _SUFFIX_ROLE + r"$", I), "is {a} {x}"),
     (
         "role",
         re.compile(
@@ -467,6 +474,20 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         "based in {x}",
     ),
     ("age", re.compile(r"\bI\s+am\s+(?P<x>\d{1,3})\s+(?:as\s+of|since)\b", I), "is {x} years old"),
+    # "Hi, I'm Lachlan, 38, living in Pittsburgh".
+    (
+        "age",
+        re.compile(r"^" + _ci(r"I\s+am\s+") + r"[A-Z][\w'-]+,\s+(?P<x>\d{1,3})(?=\s*(?:,|$))"),
+        "is {x} years old",
+    ),
+    (
+        "role",
+        re.compile(
+            _ci(r"\bI\s+(?:now\s+)?(?:lead|manage|run|head|coordinate)\s+(?:the\s+|a\s+|our\s+)?")
+            + r"(?P<x>[\w\s&-]{1,30}?\s+(?i:team|department|group|division|lab|squad))\b"
+        ),
+        "leads the {x}",
+    ),
 ]
 _NOT_NAMES = frozenset(
     "sorry sure fine good great okay ok glad happy sad tired here back done ready new not "

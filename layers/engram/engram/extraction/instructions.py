@@ -14,6 +14,7 @@ import re
 from ..models import MemoryType
 from .common import I, Step, make_fact, own
 from .facts import slug
+from .lexicon import subject_of, terms_in
 from .text import restore
 
 __all__ = ["STANDING", "read_instruction"]
@@ -95,6 +96,20 @@ _NOT_IMPERATIVE = re.compile(
 )
 _RULES = [
     re.compile(r"^(?:please\s+)?(?:" + STANDING + r")\s*,?\s+(?:please\s+)?(?P<x>.+)$", I),
+    # "Use numbered steps whenever you explain a process".
+    re.compile(
+        r"^(?:please\s+)?(?P<x>.+?)\s+(?:whenever|every\s+time|each\s+time)\s+you\s+(?="
+        + _YOU_WORK
+        + r").+$",
+        I,
+    ),
+    # "Quiz me with five questions at the end of every answer".
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?!(?:I|we)\b).+?\s+(?:at\s+the\s+(?:end|start|beginning|top|bottom)\s+"
+        r"of|in|after|before|with)\s+(?:every|each|all|any)\s+(?:answers?|replies|reply|responses?|"
+        r"messages?|explanations?)\b.*)$",
+        I,
+    ),
     re.compile(r"^(?:please\s+)?(?P<x>.+?)\s*,?\s+(?:" + _STANDING_TAIL + r")$", I),
     re.compile(
         r"^(?:when|whenever|if)\s+you\s+(?P<when>"
@@ -261,10 +276,23 @@ def _aspect(text: str) -> str:
     for name, pattern in _ASPECTS:
         if pattern.search(text):
             return name
+    # "give me bash commands" and "give me commands for PowerShell" are both about the
+    # shell: a known tool's kind is the aspect.
+    for term in terms_in(text):
+        kind = subject_of(term)
+        if kind:
+            return kind
     return slug(text)
 
 
+# "so give me bash commands from now on instead of PowerShell": the lead-in and what it
+# replaces are not part of the instruction.
+_LEAD = re.compile(r"^(?:so|and|then|also|but|ok(?:ay)?|now)\s*,?\s+", I)
+_INSTEAD_TAIL = re.compile(r"\s+(?:instead\s+of|rather\s+than)\s+[^,;:!?\n]+$", I)
+
+
 def read_instruction(clause: str) -> list[Step] | None:
+    clause = _INSTEAD_TAIL.sub("", _LEAD.sub("", clause))
     for pattern in _RULES:
         match = pattern.search(clause)
         if match is None or (match.start() > 0 and not own(clause, match.start())):

@@ -381,5 +381,7 @@ THINGS = (
     r"data\s+pipeline|etl|ml\s+stack|models?|llm|vector\s+store|queue\s+system|workers?|code|"
     r"repos|repositories|source|data|logs|email|messages|messaging|notifications|traffic|"
     r"requests|events|jobs|builds|deploys|artifacts|images|backups|metrics|traces|files|"
-    r"notes|tasks|tickets|issues|docs|documentation|designs|assets|videos|photos)"
+    r"notes|tasks|tickets|issues|docs|documentation|designs|assets|videos|photos|tool|tools|"
+    r"blog|newsletter|shop|storefront|store|portfolio|homelab|home\s+lab|cluster|home\s+server|"
+    r"nas|platform|product|bot|extension|plugin|game)"
 )

@@ -46,7 +46,8 @@ _NP_EXCLUDED = re.compile(
 _PROJECT_VERBS = re.compile(
     r"^(?:run|support|work|be\s+compatible|handle|scale|be\s+deployed|comply|integrate|"
     r"respond|load|stay|be\s+accessible|be\s+available|use|store|encrypt|pass|build|compile|"
-    r"ship|launch|be\s+done|be\s+ready|be\s+finished|go\s+live)\b",
+    r"ship|launch|be\s+done|be\s+ready|be\s+finished|go\s+live|hit|call|exceed|send|poll|"
+    r"scrape|crawl|query|access|log|leak|cost|touch|block|retry)\b",
     I,
 )
 _FIRST_PERSON_CANT = re.compile(
@@ -164,6 +165,13 @@ _REQUIREMENTS_ARE = re.compile(
     r"\b(?:the\s+|our\s+|my\s+)?(?:main\s+|key\s+|hard\s+)?requirements?\s+(?:is|are|:)\s*" + XL, I
 )
 _DEADLINE = [
+    # "The launch is on September 5": a dated event the user works towards.
+    re.compile(
+        r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:launch|release|go-live|demo\s+day|"
+        r"submission|exam|presentation|audit|cutover|deadline|due\s+date))\s+(?:is|will\s+be)\s+"
+        r"(?:on|set\s+for|scheduled\s+for|planned\s+for|due\s+on)\s+(?P<x>[^,;:!?\n]*\d[^,;:!?\n]*)",
+        I,
+    ),
     re.compile(
         r"\b(?:extended|moved|pushed|postponed|changed|shifted|set|brought\s+forward)\s+(?:back\s+)?"
         r"(?:the\s+|our\s+|my\s+)?(?:deadline|due\s+date|launch(?:\s+date)?|release(?:\s+date)?)"
@@ -423,6 +431,16 @@ _DATE = re.compile(
     r"wednesday|thursday|friday|saturday|sunday)(?:\s+the\s+\d{1,2}(?:st|nd|rd|th)?)?))\b",
     I,
 )
+# "The audit has been brought forward to 28 April": whatever it is, a date that moved.
+_MOVED_TO_DATE = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,3}?(?:audit|review|exam|launch|release|"
+    r"demo|submission|delivery|handover|hand-in|presentation|migration|cutover|go-live|project|"
+    r"assignment|thesis|dissertation|paper|report|milestone|deliverable|inspection|deadline|"
+    r"due\s+date|beta|rollout|ship\s+date|filing|payment))\s+(?:has\s+been|have\s+been|was|were|got|"
+    r"is|are)\s+(?:now\s+)?(?:moved|pushed|brought\s+forward|postponed|delayed|extended|"
+    r"rescheduled|shifted|bumped)\s+(?:back\s+|up\s+|out\s+)?(?:to|until|till)\s+",
+    I,
+)
 _MOVED = re.compile(
     r"\b(?:deadline|launch|release|go-live|due\s+date|ship\s+date|cutoff|submission)\b.*\b(?:slipped|"
     r"moved|pushed|postponed|delayed|extended|changed|shifted|brought\s+forward|now)\b"
@@ -434,7 +452,7 @@ _MOVED = re.compile(
 
 def read_moved_deadline(sentence: str) -> list[Step]:
     """A deadline moved across clauses ("Launch slipped, it's now November 15")."""
-    if not _MOVED.search(sentence):
+    if not _MOVED.search(sentence) and not _MOVED_TO_DATE.search(sentence):
         return []
     dates = list(_DATE.finditer(sentence))
     if not dates:

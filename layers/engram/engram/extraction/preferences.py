@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
-from .common import ADV, XL, I, Step, make_fact, objects, own
-from .facts import clean_object, fact_key, slug
-from .lexicon import subject_of
+from .common import ADV, XL, I, Step, activity, make_fact, objects, own
+from .facts import Retraction, clean_object, fact_key, slug
+from .lexicon import known_term, subject_of
 from .text import restore
 
 __all__ = ["read_preference"]
@@ -123,6 +123,11 @@ _LIKE = [
         r"massive|proper)\s+(?P<x>[^,;:!?\n]+?)\s+(?:fan|nerd|geek|buff)\b",
         I,
     ),
+    re.compile(
+        r"\bI\s+am\s+(?:happiest|most\s+productive|most\s+comfortable|most\s+at\s+home|in\s+my\s+element)"
+        r"\s+(?:writing|using|coding\s+in|working\s+(?:in|with)|programming\s+in)\s+" + XL,
+        I,
+    ),
     re.compile(r"^nothing\s+beats\s+(?:a\s+|an\s+|the\s+|good\s+)?" + XL, I),
     re.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+the\s+only\s+[\w\s-]{1,20}?\s+I\s+(?:actually\s+|"
@@ -157,6 +162,18 @@ _IDLE_LIKES = re.compile(
     r"chatting|working\s+with\s+you)",
     I,
 )
+
+
+_LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer)\b", I)
+
+
+def _about(obj: str) -> str | None:
+    """What a liking is about, as a later change of heart names it: an activity by its
+    verb ("running half marathons" -> ``run``), anything else by its name (None)."""
+    plain = restore(obj)
+    if re.match(r"^[a-z]+ing\b", plain) and known_term(plain) is None:
+        return activity(plain)
+    return None
 
 
 def _comparison(clause: str) -> list[Step] | None:
@@ -205,11 +222,15 @@ def read_preference(clause: str) -> list[Step] | None:
             is not None
         )
         verb = "no longer likes" if lapsed else "dislikes"
-        steps: list[Step] = [
-            (make_fact("preference", F, o, f"{verb} {o}", negative=True), [])
-            for o in objects(match.group("x"))
-            if not _IDLE_LIKES.match(o)
-        ]
+        lapsed = lapsed or _LAPSED.search(clause) is not None
+        steps: list[Step] = []
+        for o in objects(match.group("x")):
+            if _IDLE_LIKES.match(o):
+                continue
+            fact = make_fact("preference", F, o, f"{verb} {o}", negative=True, about=_about(o))
+            # "I don't enjoy running anymore" ends "I love running half marathons".
+            ended = [Retraction(fact.object, ("preference",), replaced_by=fact)] if lapsed else []
+            steps.append((fact, ended))
         return steps or None
     if _REQUEST_FORM.search(clause):
         return None
@@ -221,7 +242,8 @@ def read_preference(clause: str) -> list[Step] | None:
         found_objects = [o for o in objects(match.group("x")) if not _IDLE_LIKES.match(o)]
         exclusive = verb == "prefer" and len(found_objects) == 1
         return [
-            (make_fact("preference", F, o, o, exclusive=exclusive), []) for o in found_objects
+            (make_fact("preference", F, o, o, exclusive=exclusive, about=_about(o)), [])
+            for o in found_objects
         ] or None
     match = _PLAY.search(clause)
     if match is not None and own(clause, match.start()):

@@ -25,7 +25,10 @@ _MARKERS = re.compile(
     r"on\s+second\s+thought|never\s*mind|forget\s+(?:that|what\s+I\s+said)|one\s+more\s+thing|"
     r"please\s+note|also\s+note|fwiw|personally|these\s+days|nowadays|lately|oh|ok(?:ay)?|"
     r"for\s+now|right\s+now|at\s+the\s+moment|currently|long\s+story\s+short|evening|morning|"
-    r"afternoon|good\s+(?:morning|evening|afternoon)|ugh|phew|wow|yay)"
+    r"afternoon|good\s+(?:morning|evening|afternoon)|ugh|phew|wow|yay|"
+    # "I should say I'm vegetarian myself": a preamble to the speaker's own fact.
+    r"I\s+(?:should|must|have\s+to|need\s+to|ought\s+to)\s+(?:say|mention|add|note|point\s+out|"
+    r"admit|confess|warn\s+you)(?:\s+that)?)"
     r"(?:\s*[,:;!-]+\s*|\s+)"
     # Words that are markers only when a comma sets them apart ("No, ..." but "No X allowed").
     r"|(?:well|so|wait|right|yes|yeah|yep|no|nope|sorry|note|remember|lol|haha|cool|great|"
@@ -58,7 +61,12 @@ _JOINS = re.compile(
     r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|we'll|saya|kami|aku)\s+(?!mean\b|guess\b|think\b))"
     r"|,\s+(?=(?:it's|it\s+is|that's|everything\s+is|everything's|now\s+it's)\s+)"
-    r"|,\s+(?=(?:just\s+|now\s+)?(?:switched|moved|migrated|relocated|joined)\s+)",
+    r"|,\s+(?=(?:just\s+|now\s+)?(?:switched|moved|migrated|relocated|joined)\s+)"
+    # "the pool kept degrading, so storage is on Unraid now": a consequence, said apart.
+    r"|,\s+so\s+(?!(?:much|many|far|long|that|to\s+speak|good|bad|yes|no)\b)"
+    # "I'm on Linux now, so give me bash commands": a statement, then an instruction.
+    r"|,\s+(?:so|and)\s+(?=(?:please\s+)?(?:give|use|write|answer|reply|respond|show|keep|"
+    r"stop|always|never|don't|do\s+not)\s+)",
     re.IGNORECASE,
 )
 

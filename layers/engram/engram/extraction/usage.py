@@ -163,7 +163,7 @@ _USAGE = [
     ),
 ]
 _OUR_THING = re.compile(
-    r"^(?:our|my|the)\s+(?P<what>(?:[\w-]+\s+)?"
+    r"^(?:(?:our|my|the)\s+)?(?P<what>(?:[\w-]+\s+)?"
     + THINGS
     + r")\s+(?P<verb>(?:is|are)\s+(?:written|built|hosted|"
     r"deployed|implemented|running|made|done|managed|handled|stored|kept|run)\s+(?:in|with|on|by)|"
@@ -226,7 +226,7 @@ _THROUGH = re.compile(
     r"^(?:all|everything)?\s*(?:of\s+)?(?:our|my|the)\s+(?:[\w/-]+\s+){0,3}?"
     + THINGS
     + r"\s+(?:goes|go|runs|run|flows|flow|lives|live|sits|sit|happens|happen)\s+"
-    r"(?:through|on|in|via)\s+" + XL,
+    r"(?:through|on|in|via|to)\s+" + XL,
     I,
 )
 _SETUP = re.compile(
@@ -252,10 +252,12 @@ _TASK_VERBS = (
 )
 # "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
 _FOR_TASK = re.compile(
-    r"(?i:"
+    r"(?i:(?:"
     + WHO
-    + r"(?:\s+(?:are|am|have\s+been|has\s+been|been|have|has|had|will|also|still|now|mostly|"
-    r"mainly|usually|currently|always))*\s+" + _TASK_VERBS + r"(?:s|es|ed|d|ing)?\s+"
+    + r"|\blet(?:'s|\s+us))(?:\s+(?:are|am|have\s+been|has\s+been|been|have|has|had|will|also|"
+    r"still|now|mostly|mainly|usually|currently|always))*\s+"
+    + _TASK_VERBS
+    + r"(?:s|es|ed|d|ing)?\s+"
     r"(?:[\w'-]+\s+){0,7}?(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
 )
 
@@ -419,14 +421,33 @@ _MODAL = re.compile(
 )
 
 
+_LETS = re.compile(r"^(?:then\s+|so\s+|ok(?:ay)?\s+|right\s+)?let(?:'s|\s+us)\b", I)
+# "Our tool runs on Rails, with Sidekiq for background jobs": a second tool, for a task.
+_WITH_FOR = re.compile(
+    r",\s+(?:with|plus|and)\s+(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:for|handling|doing)\s+"
+)
+
+
 def read_tools(clause: str) -> list[Step] | None:
+    steps = _read_tools(clause)
+    match = _WITH_FOR.search(clause)
+    if steps and match is not None:
+        steps += [
+            (make_fact("tech_preference", F, o, f"uses {o}"), []) for o in objects(match.group("x"))
+        ]
+    return steps
+
+
+def _read_tools(clause: str) -> list[Step] | None:
     if _MODAL.search(clause):
         return None
     body, replaced = _with_instead(clause)
     olds = objects(replaced)
     match = _OUR_THING.search(body)
     if match is not None:
-        what = re.sub(r"\s+", " ", match.group("what").lower())
+        what = re.sub(
+            r"^(?:both|all|each)\s+", "", re.sub(r"\s+", " ", match.group("what").lower())
+        )
         found = [o for o in objects(match.group("x")) if _named(o)]
         if found:
             return [
@@ -462,7 +483,7 @@ def read_tools(clause: str) -> list[Step] | None:
             named = [o for o in found if _named(o)]
             found = found if len(named) * 2 > len(found) else named
         if found:
-            if re.search(r"\binstead\b", clause, I):
+            if re.search(r"\binstead\b", clause, I) or _LETS.match(clause):
                 # "...with Appsmith instead": a choice replacing another, so a decision.
                 return [
                     (
