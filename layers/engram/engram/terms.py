@@ -92,8 +92,14 @@ def coverage(terms: list[str], text: str) -> float:
     """The share of ``terms`` (query words) that ``text`` contains, compared as stems."""
     if not terms:
         return 0.0
-    stems = {index_term(t) for t in _TOKEN.findall(text.lower())}
+    stems = text_stems(text)
     return sum(index_term(t) in stems for t in terms) / len(terms)
+
+
+@lru_cache(maxsize=8192)  # a key's candidates recur from query to query; ~1 KB each
+def text_stems(text: str) -> frozenset[str]:
+    """The stems of every word of ``text``: what ``coverage`` compares against."""
+    return frozenset(index_term(t) for t in _TOKEN.findall(text.lower()))
 
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z\u00c0-\u024f]+(?:[-'][A-Za-z]+)?)\b")
