@@ -357,3 +357,54 @@ def test_instructions_about_the_same_kind_of_tool_share_a_key():
     (old,) = extract_facts("Always give me commands for PowerShell.")
     (_, new) = extract_facts("I'm on Linux now, so give me bash commands from now on.")
     assert old.key == new.key == "instruction:shell"
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        ("My budget for the new laptop is $1,500.", ["budget for the new laptop: $1,500"]),
+        ("Max file size for uploads is 10 MB.", ["max file size for uploads: 10 MB"]),
+        ("Uptime target is 99.95%.", ["Uptime target: 99.95%"]),
+        ("Name's Tomasz, by the way.", ["name is Tomasz"]),
+        ("Spotify is where I've worked for the past three years.", ["works at Spotify"]),
+        ("My timezone is Pacific, keep that in mind.", ["timezone: Pacific"]),
+        (
+            "I like using Poetry to manage Python dependencies.",
+            ["using Poetry to manage Python dependencies"],
+        ),
+        ("I prefer tea to coffee.", ["prefers tea over coffee"]),
+        ("Jira is the worst, I avoid it whenever possible.", ["dislikes Jira"]),
+        ("The weather is the worst.", []),
+        ("Musicals really aren't for me.", ["dislikes Musicals"]),
+        ("Coffee is my thing, black, no sugar.", ["Coffee"]),
+        (
+            "I meditate for ten minutes right after I wake up.",
+            ["meditate for ten minutes right after I wake up"],
+        ),
+        (
+            "Twice a month I do a full backup of my photo library.",
+            ["twice a month do a full backup of my photo library"],
+        ),
+        ("pnpm is what I use for every JS project.", ["uses pnpm"]),
+        ("We're a Postgres shop through and through.", ["uses Postgres"]),
+        (
+            "We monitor everything with Prometheus, Grafana and Sentry.",
+            ["uses Prometheus", "uses Grafana", "uses Sentry"],
+        ),
+        ("Decision made: the docs are moving to Docusaurus.", ["move to Docusaurus"]),
+        (
+            "Skip the pleasantries and get straight to the code.",
+            ["skip the pleasantries and get straight to the code"],
+        ),
+        ("Give shell commands for fish, not bash.", ["give shell commands for fish, not bash"]),
+        ("Give me code for a login form.", []),
+        (
+            "Use tabs for indentation in any code you write for me.",
+            ["use tabs for indentation in any code you write for me"],
+        ),
+        ("Saya sudah pindah dari Jakarta ke Surabaya.", ["lives in Surabaya"]),
+        ("Kami beralih dari Trello ke Notion.", ["uses Notion"]),
+    ],
+)
+def test_budgets_targets_inverted_identity_and_dislikes(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents

@@ -205,3 +205,16 @@ def test_a_liking_that_lapsed_retires_the_likings_of_the_same_activity(engine):
     say(engine, "I love Python.")
     say(engine, "My knees have had enough, I don't enjoy running anymore.")
     assert live(engine) == {"dislikes running", "Python"}
+
+
+def test_leaving_an_employer_and_restating_a_limit_retire_the_old_facts(engine):
+    say(engine, "I work at Deloitte.")
+    say(engine, "I left Deloitte, I'm at Monzo now.")
+    assert live(engine) == {"works at Monzo"}
+    say(engine, "Max file size for uploads is 10 MB.")
+    say(engine, "Correction: uploads can go up to 50 MB.")
+    assert live(engine) == {"works at Monzo", "uploads limited to 50 MB"}
+    say(engine, "Use tabs for indentation in any code you write for me.")
+    say(engine, "Scratch that, use 2 spaces for indentation.")
+    assert "use 2 spaces for indentation" in live(engine)
+    assert not any("tabs" in c for c in live(engine))

@@ -33,7 +33,8 @@ _TRAILING = (
     r"(?:day|week|month|year)|daily|weekly|nightly|monthly|on\s+(?:weekends|weekdays|mondays|"
     r"tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|(?:first|last)\s+thing\s+in\s+"
     r"the\s+(?:morning|day)|before\s+(?:bed|work|breakfast|lunch|dinner)|after\s+(?:work|"
-    r"dinner|lunch))"
+    r"dinner|lunch)|(?:right\s+|straight\s+)?(?:after|before|when)\s+I\s+(?:wake\s+up|get\s+up|"
+    r"go\s+to\s+bed|get\s+home|finish\s+work|get\s+to\s+work))"
 )
 _TIME = (
     r"(?P<when>(?:at|by|around|before|after|until|till|from)\s+(?:about\s+|roughly\s+)?"
@@ -61,9 +62,9 @@ _RULES = [
         I,
     ),
     re.compile(
-        r"^(?P<lead>(?:every|each|most|some|many)\s+(?:other\s+)?(?:"
+        r"^(?P<lead>(?:(?:first|last)\s+thing\s+)?(?:every|each|most|some|many)\s+(?:other\s+)?(?:"
         + _WHEN
-        + r")s?|on\s+(?:weekends|weekdays|"
+        + r")s?|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month|year)|on\s+(?:weekends|weekdays|"
         r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays))\s*,?\s+"
         r"(?:(?i:I|we|our\s+team|the\s+team|my\s+team)\s+)(?:usually\s+|often\s+|always\s+)?" + X,
         I,

@@ -10,7 +10,7 @@ import re
 
 from ..models import MemoryType
 from .common import I, Step, make_fact, objects, own
-from .facts import clean_object, slug
+from .facts import Retraction, clean_object, object_id, slug
 from .text import restore
 
 __all__ = ["read_identity"]
@@ -75,7 +75,30 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "pronouns: {x}",
     ),
-    ("name", re.compile(_ci(r"\bmy\s+name\s+is|\bmy\s+name's") + r"\s+" + _NAME), "name is {x}"),
+    (
+        "name",
+        re.compile(_ci(r"\bmy\s+name\s+is|\bmy\s+name's|^name's|^name\s+is") + r"\s+" + _NAME),
+        "name is {x}",
+    ),
+    (
+        "employer",
+        re.compile(
+            r"^(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
+            + _ci(
+                r"\s+is\s+where\s+I\s+(?:have\s+)?(?:work|worked|been\s+working|am\s+working|work\s+now)\b"
+            )
+        ),
+        "works at {x}",
+    ),
+    (
+        "employer",
+        re.compile(
+            _ci(r"^I\s+am\s+(?:now\s+)?at\s+")
+            + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
+            + _ci(r"\s+now$")
+        ),
+        "works at {x}",
+    ),
     (
         "name",
         re.compile(
@@ -344,6 +367,14 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     (
         "timezone",
         re.compile(
+            _ci(r"\bmy\s+time\s*zone\s+is\s+")
+            + r"(?P<x>Pacific|Eastern|Central|Mountain|Atlantic|Alaska|Hawaii)\b"
+        ),
+        "timezone: {x}",
+    ),
+    (
+        "timezone",
+        re.compile(
             _ci(r"\b(?:I\s+am|it\s+is|we\s+are)\s+(?:in|on)\s+(?:the\s+)?")
             + _ZONE
             + _ci(r"(?:\s+(?:time\s*zone|time))?(?=\s|$|,)")
@@ -522,8 +553,24 @@ def _languages(clause: str) -> list[Step]:
     return steps
 
 
+# "I left Deloitte": where the user was is no longer where they are.
+_LEFT = re.compile(
+    _ci(r"\bI\s+(?:have\s+|just\s+|finally\s+)*(?:left|quit)\s+")
+    + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
+    + _ci(r"(?=\s*(?:$|,|\s+(?:last|in|this|after|for|and|a\s+few)\b))")
+)
+
+
+def _left(clause: str) -> list[Step]:
+    match = _LEFT.search(clause)
+    if match is None or not own(clause, match.start()):
+        return []
+    about = object_id(restore(match.group("x")))
+    return [(None, [Retraction(about, ("identity",))])]
+
+
 def read_identity(clause: str) -> list[Step] | None:
-    steps: list[Step] = _languages(clause)
+    steps: list[Step] = _languages(clause) + _left(clause)
     taken: list[tuple[int, int]] = []
     for aspect, pattern, template in _RULES:
         for match in pattern.finditer(clause):

@@ -14,7 +14,7 @@ import re
 from ..models import MemoryType
 from .common import I, Step, make_fact, own
 from .facts import slug
-from .lexicon import subject_of, terms_in
+from .lexicon import known_term, subject_of, terms_in
 from .text import restore
 
 __all__ = ["STANDING", "read_instruction"]
@@ -58,7 +58,8 @@ _STYLE_NOUNS = (
     r"british\s+(?:english|spelling)|american\s+(?:english|spelling)|metric(?:\s+units)?|"
     r"imperial(?:\s+units)?|celsius|fahrenheit|24-hour\s+(?:time|clock)|iso\s+dates|"
     r"type\s+hints|docstrings|oxford\s+commas?|lowercase|uppercase|capital\s+letters|"
-    r"sugarcoating|small\s+talk|follow-up\s+questions|moralizing|lectures?"
+    r"sugarcoating|small\s+talk|follow-up\s+questions|moralizing|lectures?|pleasantries|niceties|"
+    r"chit-?chat|formalities|intros?|outros?|recaps?"
 )
 _STYLE_ADJ = (
     r"concise|brief|succinct|terse|short|shorter|direct|formal|informal|casual|friendly|polite|"
@@ -96,6 +97,20 @@ _NOT_IMPERATIVE = re.compile(
 )
 _RULES = [
     re.compile(r"^(?:please\s+)?(?:" + STANDING + r")\s*,?\s+(?:please\s+)?(?P<x>.+)$", I),
+    # "Use tabs for indentation", "use single quotes for strings": how code should look.
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:use|prefer|stick\s+to)\s+.{1,40}?\s+for\s+(?:all\s+|the\s+)?"
+        r"(?:indentation|indenting|indents|strings|quotes|naming|variable\s+names|file\s+names|"
+        r"line\s+endings|dates|timestamps|times|currency|units|commit\s+messages|comments|"
+        r"docstrings|tests)\b.*)$",
+        I,
+    ),
+    # "Give shell commands for fish, not bash": answers for a named tool.
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:give|show|write|use)\s+(?:me\s+)?(?:[\w-]+\s+)?(?:commands?|"
+        r"snippets?|examples?|code|scripts?)\s+(?:for|in)\s+(?P<tool>[\w.+#-]+)\b.*)$",
+        I,
+    ),
     # "Use numbered steps whenever you explain a process".
     re.compile(
         r"^(?:please\s+)?(?P<x>.+?)\s+(?:whenever|every\s+time|each\s+time)\s+you\s+(?="
@@ -297,6 +312,9 @@ def read_instruction(clause: str) -> list[Step] | None:
         match = pattern.search(clause)
         if match is None or (match.start() > 0 and not own(clause, match.start())):
             continue
+        tool = match.groupdict().get("tool")
+        if tool is not None and known_term(restore(tool)) is None:
+            continue  # "give me code for a login form" is a task
         body = restore(match.group("x")).strip(" ,.")
         if pattern.pattern.startswith("^(?:there"):
             body = "do not " + body

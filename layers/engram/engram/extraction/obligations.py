@@ -73,8 +73,9 @@ _NOBODY = re.compile(
     I,
 )
 _LIMIT = re.compile(
-    r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{0,30}?(?:budget|cap|limit|ceiling|maximum|max|"
-    r"allowance|quota))\s+(?:is|was|has\s+been|will\s+be)\s+(?:now\s+|set\s+to\s+|raised\s+to\s+|"
+    r"^(?:the\s+|our\s+|my\s+)?(?P<np>(?:[\w-]+\s+){0,4}?(?:budget|cap|limit|ceiling|maximum|max|"
+    r"allowance|quota)(?:\s+(?:for|on)\s+(?:the\s+|a\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)?)"
+    r"\s+(?:is|was|has\s+been|will\s+be)\s+(?:now\s+|set\s+to\s+|raised\s+to\s+|"
     r"lowered\s+to\s+|capped\s+at\s+)?(?P<x>[^,;:!?\n]*\d[^,;:!?\n]*)",
     I,
 )
@@ -138,6 +139,17 @@ _NO_ACCESS = [
     ),
 ]
 _POINTERS = frozenset("it this that these those they he she".split())
+# "Max file size for uploads is 10 MB", "uptime target is 99.95%".
+_MAX_IS = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<kind>max(?:imum)?|min(?:imum)?)\s+(?P<np>[\w\s-]{1,40}?)\s+"
+    r"(?:is|are)\s+(?:now\s+)?" + _FIGURE,
+    I,
+)
+_TARGET_IS = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<np>(?:[\w-]+\s+){0,3}?(?:target|goal|sla|slo|objective))\s+"
+    r"(?:is|are)\s+(?:now\s+)?" + _FIGURE,
+    I,
+)
 _NEVER_EVER = re.compile(
     r"^(?:under\s+no\s+circumstances|in\s+no\s+case|at\s+no\s+(?:point|time)|never\s+ever|"
     r"on\s+no\s+account)\s*,?\s+(?:can|should|may|will|must|do|are|shall)\s+(?:we|I|you|they|it)\s+"
@@ -263,6 +275,11 @@ def _read_limit(clause: str) -> list[Step] | None:
         if match is not None and not _NP_EXCLUDED.match(np) and np.lower() not in _POINTERS:
             np, figure = match.group("np").strip(), restore(match.group("x")).strip()
             return [_limit_fact(np, restore(f"{np} limited to {figure}"))]
+    match = _MAX_IS.search(clause)
+    if match is not None:
+        np, figure = match.group("np").strip(), restore(match.group("x")).strip()
+        kind = "max" if match.group("kind").lower().startswith("max") else "min"
+        return [_limit_fact(f"{kind} {np}", restore(f"{kind} {np}: {figure}"))]
     match = _SET_TO.search(clause)
     if match is not None:
         np, figure = match.group("np").strip(), restore(match.group("x")).strip()
@@ -344,6 +361,12 @@ def read_constraint(clause: str) -> list[Step] | None:
 
 
 def read_requirement(clause: str) -> list[Step] | None:
+    match = _TARGET_IS.search(clause)
+    if match is not None:
+        np = re.sub(r"^(?:the|our|my)\s+", "", match.group("np").strip(), flags=I)
+        content = restore(f"{np}: {match.group('x').strip()}")
+        fact = make_fact("requirement", P, np, content, key=fact_key("requirement", np))
+        return [(fact, [])]
     match = _FIRST_PERSON_MUST.search(clause)
     if match is not None and own(clause, match.start()):
         items = [o for o in _verb_list(match.group("x")) if not _idle(o)]

@@ -516,6 +516,25 @@ def _read(
     if kind == "switch":
         new = objs("new")
         olds = objs("old")
+        places = [*new, *olds]
+        moved = re.search(r"\b(?:pindah|berpindah)\b", match.group(0), _I) is not None
+        if (
+            moved
+            and new
+            and all(known_term(restore(p)) is None and p[:1].isupper() for p in places)
+        ):
+            # "Saya pindah dari Jakarta ke Surabaya": a move of home, not of tools.
+            home = restore(new[0])
+            fact = _fact(
+                "identity",
+                F,
+                home,
+                f"lives in {home}",
+                key="identity:location",
+                exclusive=True,
+                subject="location",
+            )
+            return [(fact, [Retraction(object_id(restore(o)), ("identity",)) for o in olds])]
         fact = _fact("tech_preference", F, new[0], f"uses {new[0]}") if new else None
         retractions = [Retraction(object_id(restore(o)), replaced_by=fact) for o in olds]
         if fact is not None and not olds and fact.subject:

@@ -89,6 +89,17 @@ _DISLIKE = [
         r"style|jam)$",
         I,
     ),
+    re.compile(
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:really\s+|just\s+|honestly\s+|simply\s+)?not\s+for\s+me"
+        r"(?=\s*(?:$|,))",
+        I,
+    ),
+    # "Jira is the worst": a named thing; "the weather is the worst" is small talk.
+    re.compile(
+        r"^(?!(?i:the|this|that|it|today|everything|traffic|life)\b)(?P<x>[A-Z][^,;:!?\n]*?)\s+"
+        r"(?i:is|are)\s+(?i:really\s+|just\s+|honestly\s+|simply\s+)?(?i:the\s+worst|a\s+nightmare|"
+        r"the\s+bane\s+of\s+my\s+(?:life|existence))(?=\s*(?:$|,))"
+    ),
 ]
 _LIKE = [
     re.compile(r"\bI\s+" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
@@ -106,7 +117,7 @@ _LIKE = [
     ),
     re.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
-        r"cup\s+of\s+tea|guilty\s+pleasure|weakness|obsession|passion|happy\s+place)$",
+        r"cup\s+of\s+tea|guilty\s+pleasure|weakness|obsession|passion|happy\s+place)(?=\s*(?:$|,))",
         I,
     ),
     re.compile(
@@ -181,6 +192,11 @@ def _comparison(clause: str) -> list[Step] | None:
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
             continue
+        joint = match.group(0)[match.end("x") - match.start(0) : match.start("y") - match.start(0)]
+        if joint.strip().lower() == "to" and not re.search(
+            r"\bprefer|\bfavou?r", match.group(0), I
+        ):
+            continue  # "I like using Poetry to manage dependencies": a purpose, not a rival
         x, y = clean_object(match.group("x")), clean_object(match.group("y"))
         if not x or not y:
             continue

@@ -203,6 +203,23 @@ _TOOL_DOES = re.compile(
     r"manages|drives|hosts|stores|builds|deploys|sends|processes|tracks|takes\s+care\s+of)\s+"
     r"(?:all\s+(?:of\s+)?)?(?:our|my)\s+(?:[\w-]+\s+){0,2}?" + THINGS + r"\b"
 )
+# "pnpm is what I use for every JS project", "We're a Postgres shop".
+_WHAT_I_USE = re.compile(
+    r"^(?P<x>[^,;:!?\n]{1,40}?)\s+(?:is|are)\s+(?:what|all)\s+(?:I|we)\s+(?:use|run|rely\s+on|work\s+with|"
+    r"code\s+in|write)\b",
+    I,
+)
+_A_SHOP = re.compile(
+    r"\b(?:I|we)\s+(?:am|are)\s+(?:an?\s+)?(?:(?:all-in|die-hard|full-on)\s+)?(?P<x>[^\s,;:!?]+(?:\s+[A-Z][\w.+-]*)?)\s+"
+    r"(?:shop|house|team|person|guy|gal|girl|fan)\b",
+    I,
+)
+# "The docs are moving to Docusaurus": a tool chosen for a thing of theirs.
+_THING_MOVING = re.compile(
+    r"^(?:the|our|my)\s+(?P<what>(?:[\w-]+\s+)?" + THINGS + r")\s+(?:is|are)\s+(?:moving|migrating|"
+    r"switching|going|being\s+moved|being\s+migrated)\s+(?:over\s+)?to\s+" + XL,
+    I,
+)
 _TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w|^[A-Z]{2,}$")
 _RUN_X = re.compile(r"\bI\s+(?:run|am\s+running|daily-drive|use)\s+" + XL, I)
 _ON_X = re.compile(
@@ -258,7 +275,7 @@ _FOR_TASK = re.compile(
     r"still|now|mostly|mainly|usually|currently|always))*\s+"
     + _TASK_VERBS
     + r"(?:s|es|ed|d|ing)?\s+"
-    r"(?:[\w'-]+\s+){0,7}?(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^,;:!?\n]*)"
+    r"(?:[\w'-]+\s+){0,7}?(?:with|using|in|on|via|through))\s+(?P<x>[^,;:!?\n]*[A-Z][^;:!?\n]*)"
 )
 
 
@@ -421,6 +438,8 @@ _MODAL = re.compile(
 )
 
 
+# "I use for every JS project": the object is missing, not "for every JS project".
+_LEAD_PREP = re.compile(r"^(?:for|to|with|in|on|at|by|from|about)\b", I)
 _LETS = re.compile(r"^(?:then\s+|so\s+|ok(?:ay)?\s+|right\s+)?let(?:'s|\s+us)\b", I)
 # "Our tool runs on Rails, with Sidekiq for background jobs": a second tool, for a task.
 _WITH_FOR = re.compile(
@@ -477,7 +496,7 @@ def _read_tools(clause: str) -> list[Step] | None:
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
-        found = [o for o in objects(match.group("x")) if not _idle(o)]
+        found = [o for o in objects(match.group("x")) if not _idle(o) and not _LEAD_PREP.match(o)]
         if pattern is not _USAGE[0]:
             # Named things only, though a list may hold a lower-case name ("dbt, BigQuery").
             named = [o for o in found if _named(o)]
@@ -499,7 +518,14 @@ def _read_tools(clause: str) -> list[Step] | None:
                 )
                 for o in found
             ]
-    for pattern in (_IS_MY, _TOOL_DOES, _ON_X, _HEAVY_USER, _RUN_X):
+    match = _THING_MOVING.search(body)
+    if match is not None:
+        found = [o for o in objects(match.group("x")) if _named(o)]
+        if found:
+            return [
+                (make_fact("decision", E, o, f"move to {o}", exclusive=True), []) for o in found
+            ]
+    for pattern in (_IS_MY, _WHAT_I_USE, _A_SHOP, _TOOL_DOES, _ON_X, _HEAVY_USER, _RUN_X):
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
