@@ -363,9 +363,9 @@ def read_constraint(clause: str) -> list[Step] | None:
 def read_requirement(clause: str) -> list[Step] | None:
     match = _TARGET_IS.search(clause)
     if match is not None:
-        np = re.sub(r"^(?:the|our|my)\s+", "", match.group("np").strip(), flags=I)
-        content = restore(f"{np}: {match.group('x').strip()}")
-        fact = make_fact("requirement", P, np, content, key=fact_key("requirement", np))
+        target = re.sub(r"^(?:the|our|my)\s+", "", match.group("np").strip(), flags=I)
+        content = restore(f"{target}: {match.group('x').strip()}")
+        fact = make_fact("requirement", P, target, content, key=fact_key("requirement", target))
         return [(fact, [])]
     match = _FIRST_PERSON_MUST.search(clause)
     if match is not None and own(clause, match.start()):

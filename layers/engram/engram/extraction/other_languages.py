@@ -525,7 +525,7 @@ def _read(
         ):
             # "Saya pindah dari Jakarta ke Surabaya": a move of home, not of tools.
             home = restore(new[0])
-            fact = _fact(
+            moved_to = _fact(
                 "identity",
                 F,
                 home,
@@ -534,7 +534,7 @@ def _read(
                 exclusive=True,
                 subject="location",
             )
-            return [(fact, [Retraction(object_id(restore(o)), ("identity",)) for o in olds])]
+            return [(moved_to, [Retraction(object_id(restore(o)), ("identity",)) for o in olds])]
         fact = _fact("tech_preference", F, new[0], f"uses {new[0]}") if new else None
         retractions = [Retraction(object_id(restore(o)), replaced_by=fact) for o in olds]
         if fact is not None and not olds and fact.subject:
