@@ -146,10 +146,13 @@ def _resolve_implicit(
     named: list[Retraction] = []
     for retraction in implicit:
         new = retraction.replaced_by
+        # A habit "instead" replaces the same activity's old schedule ("I do my reviews
+        # after lunch instead"); a tool chosen instead leaves other facts about it alone.
+        same_kind = retraction.categories == ("pattern",)
         earlier = [
             m
             for m in history.live_about(owner, "", retraction.categories, source)
-            if new is None or m.metadata.get("object") != new.object
+            if new is None or same_kind or m.metadata.get("object") != new.object
         ]
         hits = [m for m in earlier if extraction.mentions(str(m.metadata.get("object", "")))]
         for memory in hits or earlier[:1]:

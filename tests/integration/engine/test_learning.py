@@ -218,3 +218,19 @@ def test_leaving_an_employer_and_restating_a_limit_retire_the_old_facts(engine):
     say(engine, "Scratch that, use 2 spaces for indentation.")
     assert "use 2 spaces for indentation" in live(engine)
     assert not any("tabs" in c for c in live(engine))
+
+
+def test_an_instruction_or_a_habit_restated_instead_retires_the_one_it_replaces(engine):
+    say(engine, "Please quiz me with five questions at the end of every answer.")
+    say(engine, "Also, make it three questions instead of five from now on.")
+    assert live(engine) == {"make it three questions"}
+    say(engine, "I usually review pull requests first thing in the morning.")
+    say(
+        engine,
+        "These days I do my reviews right after lunch instead. Mornings are for deep work now.",
+    )
+    assert live(engine) == {
+        "make it three questions",
+        "do my reviews right after lunch",
+        "mornings for deep work",
+    }

@@ -110,7 +110,8 @@ def activity(obj: str) -> str:
     words = re.findall(r"[a-z]+", restore(obj).lower())
     # "go swimming", "do yoga", "go for a run": the activity is the word after the verb.
     if len(words) > 1 and words[0] in _LIGHT_VERBS:
-        words = [w for w in words[1:] if w not in ("for", "a", "an", "the", "some")] or words
+        skip = ("for", "a", "an", "the", "some", "my", "our", "his", "her", "their", "your")
+        words = [w for w in words[1:] if w not in skip] or words
     return str(_STEMMER.stemWord(words[0])) if words else ""
 
 

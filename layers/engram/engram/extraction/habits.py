@@ -123,11 +123,25 @@ _EVENT_MOVED = re.compile(
     + r")",
     I,
 )
+# "Mornings are for deep work now": what a time of the week is kept for.
+_KEPT_FOR = re.compile(
+    r"^(?:my\s+|our\s+)?(?P<when>mornings|afternoons|evenings|nights|weekends|weekdays|lunchtimes|"
+    r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\s+(?:are|is)\s+(?:now\s+)?"
+    r"(?:for|reserved\s+for|kept\s+for|set\s+aside\s+for|blocked\s+(?:off\s+)?for)\s+(?P<x>[^,;:!?\n]+)",
+    I,
+)
 # "... so I swim on Tuesdays at 8 pm now": a habit restated as changed.
 _NOW = re.compile(r"\s+(?:now|these\s+days|nowadays|from\s+now\s+on)$", I)
 
 
 def _event(clause: str) -> list[Step] | None:
+    match = _KEPT_FOR.search(clause)
+    if match is not None:
+        what = clean_object(_NOW.sub("", match.group("x")))
+        if what:
+            when = match.group("when").lower()
+            fact = make_fact("pattern", F, what, f"{when} for {what}", about=activity(what))
+            return [(fact, [])]
     for pattern in (_EVENT_MOVED, _EVENT_AT):
         match = pattern.search(clause)
         if match is None:

@@ -13,7 +13,7 @@ import re
 
 from ..models import MemoryType
 from .common import I, Step, make_fact, own
-from .facts import slug
+from .facts import Retraction, slug
 from .lexicon import known_term, subject_of, terms_in
 from .text import restore
 
@@ -303,11 +303,18 @@ def _aspect(text: str) -> str:
 # "so give me bash commands from now on instead of PowerShell": the lead-in and what it
 # replaces are not part of the instruction.
 _LEAD = re.compile(r"^(?:so|and|then|also|but|ok(?:ay)?|now)\s*,?\s+", I)
-_INSTEAD_TAIL = re.compile(r"\s+(?:instead\s+of|rather\s+than)\s+[^,;:!?\n]+$", I)
+_INSTEAD_TAIL = re.compile(
+    r"\s+(?:instead\s+of|rather\s+than)\s+[^,;:!?\n]+?(?=\s+(?:from\s+now\s+on|going\s+forward|"
+    r"in\s+(?:the\s+)?future|by\s+default)\s*$|$)",
+    I,
+)
 
 
 def read_instruction(clause: str) -> list[Step] | None:
-    clause = _INSTEAD_TAIL.sub("", _LEAD.sub("", clause))
+    clause = _LEAD.sub("", clause)
+    # "make it three questions instead of five": it replaces the instruction it names.
+    replaces = _INSTEAD_TAIL.search(clause) is not None
+    clause = _INSTEAD_TAIL.sub("", clause)
     for pattern in _RULES:
         match = pattern.search(clause)
         if match is None or (match.start() > 0 and not own(clause, match.start())):
@@ -347,5 +354,7 @@ def read_instruction(clause: str) -> list[Step] | None:
             exclusive=True,
             subject=aspect,
         )
+        if replaces:
+            return [(fact, [Retraction("", ("instruction",), replaced_by=fact, implicit=True)])]
         return [(fact, [])]
     return None
