@@ -408,3 +408,62 @@ def test_instructions_about_the_same_kind_of_tool_share_a_key():
 )
 def test_budgets_targets_inverted_identity_and_dislikes(text, contents):
     assert [f.content for f in extract_facts(text)] == contents
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        ("Lately I can't get enough of Korean fried chicken.", ["Korean fried chicken"]),
+        ("I can't get enough sleep.", []),
+        ("Treadmills bore me to tears, honestly.", ["dislikes Treadmills"]),
+        ("Cruises don't appeal to me one bit.", ["dislikes Cruises"]),
+        ("It bores me.", []),
+        ("I'm really not a cat person.", ["dislikes cat"]),
+        ("I don't drink alcohol.", ["dislikes alcohol"]),
+        ("I'd prefer a ThinkPad.", ["a ThinkPad"]),
+        ("I would like a coffee.", []),
+        ("For data wrangling I reach for Polars now, it's just faster.", ["uses Polars"]),
+        ("Obsidian is where I keep everything: notes, tasks, reading lists.", ["uses Obsidian"]),
+        ("The docs are going to be hosted on GitHub Pages.", ["use GitHub Pages"]),
+        ("I've been at Shopify for four years now.", ["works at Shopify"]),
+        ("I work as a freelance illustrator.", ["is a freelance illustrator"]),
+        ("We renamed the company to Canopy Analytics.", ["works at Canopy Analytics"]),
+        ("Oops, I'm 31 actually, not 29.", ["is 31 years old"]),
+        (
+            "I'm allergic to penicillin, latex and bee stings.",
+            ["is allergic to penicillin", "is allergic to latex", "is allergic to bee stings"],
+        ),
+        ("Saya alergi udang.", ["is allergic to udang"]),
+        (
+            "Write SQL keywords in uppercase when you give me queries.",
+            ["write SQL keywords in uppercase"],
+        ),
+        ("I cried when you left.", []),
+        ("Passwords need at least 12 characters.", ["Passwords need at least 12 characters"]),
+        (
+            "Max 2 production deploys per day, that's the rule here.",
+            ["max 2 production deploys per day"],
+        ),
+        (
+            "The kids' screen time is limited to one hour a day.",
+            ["kids' screen time limited to one hour a day"],
+        ),
+        (
+            "Deploys are frozen for the whole of December.",
+            ["Deploys are frozen for the whole of December"],
+        ),
+        ("The organisers raised the team size limit to 6.", ["team size limit: 6"]),
+        (
+            "My boss extended it, the quarterly report is now due on the 20th.",
+            ["deadline: the 20th"],
+        ),
+        ("We have standup at 9:30 every weekday.", ["standup at 9:30 every weekday"]),
+        ("The meeting at noon was boring.", []),
+        ("Weekends I'm usually at the climbing gym.", ["weekends usually at the climbing gym"]),
+        ("Not Sublime anymore, Zed is my favourite editor now.", ["no longer uses Sublime"]),
+        ('The article opened with: "I hate meetings that could have been emails."', []),
+        ('Call me "Jo".', ["name is Jo"]),
+    ],
+)
+def test_likings_tools_identity_limits_and_schedules_in_fresh_wordings(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from .extraction import ExtractedFact, Extraction, Retraction
+from .extraction.common import content_stems
 from .extraction.measures import measure, same_limit
 from .models import MemoryCreate, Removed, UpsertOutcome
 from .ports import FactHistory, MemoryStore
@@ -198,7 +199,17 @@ def _retract(
     now_ms: int,
 ) -> Removed:
     retired = Removed()
-    for fact in history.live_about(owner, retraction.about, retraction.categories, source):
+    found = history.live_about(owner, retraction.about, retraction.categories, source)
+    if retraction.categories == ("pattern",) and retraction.about:
+        # "We moved the newsletter to Thursdays" names the activity by its object, where
+        # "we send the newsletter every Monday" was keyed by its verb: its words count.
+        named = {f.id for f in found}
+        found += [
+            f
+            for f in history.live_about(owner, "", ("pattern",), source)
+            if f.id not in named and retraction.about in content_stems(f.content)
+        ]
+    for fact in found:
         if fact.id == stored_id or fact.metadata.get("polarity") == "negative":
             continue  # "no longer uses Python" is itself the current truth
         if retraction.keep is not None and fact.metadata.get("object") == retraction.keep:

@@ -234,3 +234,9 @@ def test_an_instruction_or_a_habit_restated_instead_retires_the_one_it_replaces(
         "do my reviews right after lunch",
         "mornings for deep work",
     }
+
+
+def test_a_habit_moved_by_its_object_retires_the_one_keyed_by_its_verb(engine):
+    say(engine, "We send the newsletter every Monday.")
+    say(engine, "We moved the newsletter to Thursdays.")
+    assert live(engine) == {"newsletter on Thursdays"}

@@ -115,6 +115,14 @@ def activity(obj: str) -> str:
     return str(_STEMMER.stemWord(words[0])) if words else ""
 
 
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of every word of ``text``: a habit named by its object ("the
+    newsletter") is found among the words of one keyed by its verb ("send")."""
+    return frozenset(
+        str(s) for s in _STEMMER.stemWords(re.findall(r"[a-z]+", restore(text).lower()))
+    )
+
+
 def objects(raw: str | None) -> list[str]:
     """The things ``raw`` names: one, or each item of a list."""
     if not raw:

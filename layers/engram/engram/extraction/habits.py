@@ -37,9 +37,9 @@ _TRAILING = (
     r"go\s+to\s+bed|get\s+home|finish\s+work|get\s+to\s+work))"
 )
 _TIME = (
-    r"(?P<when>(?:at|by|around|before|after|until|till|from)\s+(?:about\s+|roughly\s+)?"
+    r"(?P<when>(?:(?:at|by|around|before|after|until|till|from)\s+(?:about\s+|roughly\s+)?"
     r"(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midnight|dawn|sunrise|"
-    r"sunset)\b.*)"
+    r"sunset)|between\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+and\s+\d{1,2}(?::\d\d)?)\b.*)"
 )
 # Whose habit: the user's, their team's, or something of theirs ("my shifts normally end...").
 _WHOSE = (
@@ -64,24 +64,27 @@ _RULES = [
     re.compile(
         r"^(?P<lead>(?:(?:first|last)\s+thing\s+)?(?:every|each|most|some|many)\s+(?:other\s+)?(?:"
         + _WHEN
-        + r")s?|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month|year)|on\s+(?:weekends|weekdays|"
+        + r")s?|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month|year)|on\s+the\s+(?:first|last|"
+        r"\d{1,2}(?:st|nd|rd|th))\s+(?:day\s+)?of\s+(?:every|each|the)\s+month|(?:weekends|weekdays|"
+        r"mornings|evenings|nights)|on\s+(?:weekends|weekdays|"
         r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays))\s*,?\s+"
         r"(?:(?i:I|we|our\s+team|the\s+team|my\s+team)\s+)(?:usually\s+|often\s+|always\s+)?" + X,
         I,
     ),
     re.compile(
         WHO + r"\s+(?P<x>(?!am\b|are\b|will\b|would\b|have\b|had\b|need\b|want\b|like\b|love\b|"
-        r"hate\b)[^,;:!?\n]+?)\s+" + _TRAILING + r"(?:\s+[^,;:!?\n]*)?$",
+        r"hate\b)[^,;:!?\n]+?)\s+" + _TRAILING + r"(?:\s+[^,;:!?\n]*)?(?=\s*(?:,|$))",
         I,
     ),
     re.compile(r"\bI\s+am\s+in\s+the\s+habit\s+of\s+" + X, I),
     re.compile(r"\bI\s+make\s+(?:a\s+point\s+of|it\s+a\s+rule\s+to)\s+" + X, I),
 ]
 _IDLE_HABITS = re.compile(
-    r"^(?!am\s+(?:up|online|in\s+the\s+office|at\s+my\s+desk|at\s+the\s+gym|in\s+bed|asleep|awake|"
-    r"out)\b)(?:forget|forgot|know|knew|thought|think|say|said|wanted|want|wonder|wondered|feel|felt|"
+    r"^(?!am\s+(?:(?:usually|often|always|normally)\s+)?(?:up|online|in\s+the\s+office|at\s+my\s+desk|"
+    r"at\s+the\s+[\w-]+(?:\s+gym|\s+pool|\s+club|\s+office|\s+library)?|in\s+bed|asleep|awake|out)\b)(?:forget|forgot|know|knew|thought|think|say|said|wanted|want|wonder|wondered|feel|felt|"
     r"mean|meant|get\s+confused|mix\s+up|manage|managed|tell|told|ask|asked|liked?|loved?|"
-    r"hated?|get\s+(?:lost|tired|bored)|end\s+up|wish|hope|worry|worried|assume[d]?|"
+    r"hated?|get\s+(?:lost|tired|bored)|end\s+up|wish|hope|worry|worried|assume[d]?|reach\s+for|"
+    r"only\s+have|only\s+get|"
     r"believed?|imagined?|dreamed|dreamt|enjoy(?:ed)?|found|appreciate|am|was|were|have|had|"
     r"do\s+not\s+know|love\s+it|hate\s+it)\b",
     I,
@@ -91,7 +94,7 @@ _IDLE_HABITS = re.compile(
 # Fixed events of the user's week: "Standup is at 9:30 every weekday", "Release day is
 # Wednesday", and when they move: "Standup moved to 10:15 starting this week".
 _EVENT = (
-    r"^(?:the\s+|our\s+|my\s+)?(?P<x>(?:[\w-]+\s+){0,2}?(?:standup|stand-up|retro|retrospective|"
+    r"^(?P<have>(?:we|I)\s+(?:have|hold|do)\s+)?(?:the\s+|our\s+|my\s+|a\s+)?(?P<x>(?:[\w-]+\s+){0,2}?(?:standup|stand-up|retro|retrospective|"
     r"sync|meeting|class|classes|practice|training|lesson|lessons|release\s+day|deploy\s+day|"
     r"planning|demo\s+day|one-on-one|1:1|check-in|shift|shifts|rehearsal|appointment))"
 )
@@ -100,7 +103,8 @@ _CLOCK = r"(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
 # The rest of the clause, where a clock time's colon does not end it ("9:30").
 _REST = r"(?:[^,;:!?\n]|(?<=\d):(?=\d\d))*"
 _EVENT_AT = re.compile(
-    _EVENT + r"\s+(?:is|are|happens|happen|starts|start|runs|run)\s+(?:always\s+|usually\s+)?"
+    _EVENT + r"(?:\s+(?:is|are|happens|happen|starts|start|runs|run)|(?<=\w)(?=\s+at\s+\d))"
+    r"\s+(?:always\s+|usually\s+)?"
     r"(?P<when>(?:at\s+"
     + _CLOCK
     + r"|on\s+"
@@ -179,6 +183,7 @@ def read_habit(clause: str) -> list[Step] | None:
         obj = clean_object(match.group("x"))
         if not obj or _IDLE_HABITS.match(obj):
             return None
+        obj = re.sub(r"^am\s+", "", obj)  # "weekends I'm usually at the climbing gym"
         groups = match.groupdict()
         adverb = re.sub(r"\s+", " ", (groups.get("adv") or "").lower())
         lead = re.sub(r"\s+", " ", (groups.get("lead") or "").lower())

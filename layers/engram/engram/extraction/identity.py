@@ -51,7 +51,7 @@ _ZONE = (
 _DIET = (
     r"(?P<x>vegetarian|vegan|pescatarian|flexitarian|plant[- ]based|dairy[- ]free|omnivore|"
     r"gluten[- ]free|lactose[- ]intolerant|"
-    r"allergic\s+to\s+[\w\s]+|keto|halal|kosher|teetotal|sober|celiac|coeliac)"
+    r"keto|halal|kosher|teetotal|sober|celiac|coeliac)"
 )
 
 
@@ -89,6 +89,35 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
             )
         ),
         "works at {x}",
+    ),
+    (
+        "employer",
+        re.compile(
+            _ci(r"\bI\s+(?:have\s+been|have\s+worked|am\s+now|have\s+now\s+been)\s+at\s+")
+            + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
+            + _ci(r"(?=\s+(?:for|since)\b)")
+        ),
+        "works at {x}",
+    ),
+    (
+        "employer",
+        re.compile(
+            _ci(
+                r"\b(?:we|they)\s+(?:have\s+|just\s+)?(?:renamed|rebranded)\s+(?:the|our|my)\s+"
+                r"(?:company|startup|business|firm|agency|studio)\s+(?:to|as)\s+"
+            )
+            + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
+        ),
+        "works at {x}",
+    ),
+    (
+        "role",
+        re.compile(
+            _ci(r"\bI\s+(?:currently\s+|now\s+)?work\s+as\s+(?:an?\s+|the\s+)?")
+            + r"(?P<x>[\w\s-]{2,40}?)"
+            + _ci(r"(?=\s+(?:at|in|for|since)\b|$|,)")
+        ),
+        "is {a} {x}",
     ),
     (
         "employer",
@@ -353,7 +382,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         "age",
         re.compile(
             r"\bI\s+am\s+(?P<x>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?"
-            r"(?=\s*(?:now|today|this\s+year)?\s*(?:$|,|\s+and\b))",
+            r"(?=\s*(?:now|today|this\s+year|actually|in\s+fact)?\s*(?:$|,|\s+and\b))",
             I,
         ),
         "is {x} years old",
@@ -535,6 +564,36 @@ _LANGUAGES = re.compile(
 )
 
 
+# "I'm allergic to penicillin, latex and bee stings": one fact per allergy, each its own
+# (an allergy neither replaces a diet nor another allergy).
+_ALLERGIES = re.compile(
+    _ci(r"\bI\s+am\s+(?:also\s+|severely\s+|very\s+|mildly\s+|a\s+bit\s+)?allergic\s+to\s+")
+    + r"(?P<x>[^;:!?\n]+)"
+)
+_ALLERGY_TAIL = re.compile(r"\s*,?\s+(?:so|which|and\s+(?:I|it)|but|because)\b.*$", I)
+
+
+def allergy_facts(raw: str) -> list[Step]:
+    """One fact per allergy named in ``raw`` (also the other languages' readers)."""
+    steps: list[Step] = []
+    for item in objects(_ALLERGY_TAIL.sub("", raw)):
+        name = restore(item).strip(" .")
+        if not name or name.lower() in ("it", "that", "this", "them"):
+            continue
+        fact = make_fact(
+            "identity", F, name, f"is allergic to {name}", key=f"identity:allergy_{slug(name)}"
+        )
+        steps.append((fact, []))
+    return steps
+
+
+def _allergies(clause: str) -> list[Step]:
+    match = _ALLERGIES.search(clause)
+    if match is None or not own(clause, match.start()):
+        return []
+    return allergy_facts(match.group("x"))
+
+
 def _languages(clause: str) -> list[Step]:
     """ "I speak English, Portuguese and a bit of Japanese": one fact per language."""
     match = _LANGUAGES.search(clause)
@@ -570,7 +629,7 @@ def _left(clause: str) -> list[Step]:
 
 
 def read_identity(clause: str) -> list[Step] | None:
-    steps: list[Step] = _languages(clause) + _left(clause)
+    steps: list[Step] = _languages(clause) + _left(clause) + _allergies(clause)
     taken: list[tuple[int, int]] = []
     for aspect, pattern, template in _RULES:
         for match in pattern.finditer(clause):

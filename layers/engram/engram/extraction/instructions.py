@@ -111,11 +111,13 @@ _RULES = [
         r"snippets?|examples?|code|scripts?)\s+(?:for|in)\s+(?P<tool>[\w.+#-]+)\b.*)$",
         I,
     ),
-    # "Use numbered steps whenever you explain a process".
+    # "Use numbered steps whenever you explain a process", "write SQL keywords in
+    # uppercase when you give me queries", "ask me whenever my request is ambiguous".
     re.compile(
-        r"^(?:please\s+)?(?P<x>.+?)\s+(?:whenever|every\s+time|each\s+time)\s+you\s+(?="
+        r"^(?:please\s+)?(?P<x>(?!(?:I|we)\b).+?)\s+(?:(?:whenever|when|every\s+time|each\s+time)\s+you\s+(?="
         + _YOU_WORK
-        + r").+$",
+        + r")|(?:whenever|when|if)\s+(?:my|the)\s+(?:request|question|prompt|message|ask)s?\s+"
+        r"(?:is|are|seems?)\s+).+$",
         I,
     ),
     # "Quiz me with five questions at the end of every answer".

@@ -28,7 +28,8 @@ _CANT = (
 )
 _MUST = (
     r"(?P<modal>must|has\s+to|have\s+to|needs\s+to|need\s+to|has\s+got\s+to|(?:are|is|am)\s+"
-    r"required\s+to|shall|should|will\s+need\s+to|ought\s+to|requires?|needs)"
+    r"required\s+to|shall|should|will\s+need\s+to|ought\s+to|requires?|needs|"
+    r"need(?=\s+(?:at\s+least|at\s+most|a\s+minimum\s+of|\d)))"
 )
 _NP = (
     r"(?P<np>(?:(?:the|our|my|all|any|every|each|this|these|those|every\s+single)\s+)?"
@@ -80,12 +81,19 @@ _LIMIT = re.compile(
     I,
 )
 _NUMBER = r"\d+(?:[.,\u2024\u201a]\d+)*"
-_FIGURE = r"(?P<x>(?:about\s+|around\s+|roughly\s+|just\s+|only\s+)?[$€£¥]?\d[^,;:!?\n]*)"
+_NUMBER_WORDS = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
+)
+_FIGURE = (
+    r"(?P<x>(?:about\s+|around\s+|roughly\s+|just\s+|only\s+)?(?:[$€£¥]?\d|(?i:"
+    + _NUMBER_WORDS
+    + r")\s+\w)[^,;:!?\n]*)"
+)
 # "Uploads are limited to 25 MB per file", "uploads can go up to 50 MB": one limit, by
 # what it limits, so the second replaces the first.
 _LIMITED_TO = [
     re.compile(
-        r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{1,40}?)\s+(?:is|are)\s+(?:now\s+)?(?:limited|capped|"
+        r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s'-]{1,40}?)\s+(?:is|are)\s+(?:now\s+)?(?:limited|capped|"
         r"restricted)\s+(?:to|at)\s+" + _FIGURE,
         I,
     ),
@@ -95,10 +103,12 @@ _LIMITED_TO = [
         I,
     ),
 ]
-# "Make the budget £250", "we got approval to raise the Lambda memory limit to 1024 MB".
+# "Make the budget £250", "we got approval to raise the Lambda memory limit to 1024 MB",
+# "the organisers raised the team size limit to 6".
 _SET_TO = re.compile(
-    r"(?:^|\bto\s+)(?:please\s+)?(?:make|set|change|raise|lower|bump|increase|reduce|drop|cut|"
-    r"up|stretch)\s+(?:the|my|our)\s+(?P<np>[\w\s-]{0,30}?(?:budget|cap|limit|ceiling|maximum|"
+    r"(?:^|\bto\s+|\b(?=(?:raised|lowered|increased|reduced|bumped|cut|dropped|changed|set)\b))"
+    r"(?:please\s+)?(?:make|set|change|raise|lower|bump|increase|reduce|drop|cut|up|stretch|raised|"
+    r"lowered|increased|reduced|bumped|dropped|changed)\s+(?:the|my|our)\s+(?P<np>[\w\s-]{0,30}?(?:budget|cap|limit|ceiling|maximum|"
     r"max|allowance|quota|timeout|memory|size|spend))\s+(?:to\s+|at\s+)?"
     r"(?P<x>[$€£¥]?" + _NUMBER + r"(?:\s?(?:%|[a-zA-Z]+))?)",
     I,
@@ -111,8 +121,20 @@ _STRETCH = re.compile(
 )
 # "The VPS only has 1 GB of RAM", "I only have about 45 minutes a day to study".
 _ONLY_HAS = re.compile(
-    r"^(?P<np>(?:the\s+|our\s+|my\s+)?[\w\s-]{1,30}?|I|we)\s+only\s+(?:has|have|get|gets)\s+"
+    r"^(?:on\s+(?:weekdays|weekends|workdays|school\s+nights)\s*,?\s+)?"
+    r"(?P<np>(?:the\s+|our\s+|my\s+)?[\w\s-]{1,30}?|I|we)\s+only\s+(?:has|have|get|gets)\s+"
     + _FIGURE,
+    I,
+)
+# "Max 2 production deploys per day", "deploys are frozen for the whole of December".
+_MAX_N = re.compile(
+    r"^(?:a\s+)?(?P<kind>max(?:imum)?|at\s+most|no\s+more\s+than|min(?:imum)?|at\s+least)\s+"
+    r"(?P<x>\d[\d.,]*\s+[^,;:!?\n]+)",
+    I,
+)
+_FROZEN = re.compile(
+    r"^(?:the\s+|our\s+|all\s+)?(?P<np>[\w\s-]{1,30}?)\s+(?:is|are)\s+(?:frozen|paused|blocked|"
+    r"suspended|on\s+hold|not\s+allowed)\s+(?P<x>(?:for|during|until|in|over|through)\s+[^,;:!?\n]+)",
     I,
 )
 _STUCK_ON = re.compile(
@@ -180,7 +202,8 @@ _DEADLINE = [
     # "The launch is on September 5": a dated event the user works towards.
     re.compile(
         r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:launch|release|go-live|demo\s+day|"
-        r"submission|exam|presentation|audit|cutover|deadline|due\s+date))\s+(?:is|will\s+be)\s+"
+        r"submission|exam|presentation|audit|cutover|deadline|due\s+date|defen[cs]e|viva|thesis\s+"
+        r"defen[cs]e|interview))\s+(?:is|will\s+be)\s+"
         r"(?:on|set\s+for|scheduled\s+for|planned\s+for|due\s+on)\s+(?P<x>[^,;:!?\n]*\d[^,;:!?\n]*)",
         I,
     ),
@@ -209,7 +232,7 @@ _DEADLINE = [
     ),
 ]
 _IDLE_CANT = re.compile(
-    r"^(?:believe|wait|remember|recall|think|imagine|tell|say|see|hear|decide|figure|find|"
+    r"^(?:get\s+enough|believe|wait|remember|recall|think|imagine|tell|say|see|hear|decide|figure|find|"
     r"help|stop|stand|bear|sleep|focus|get\s+over|understand|make\s+it|come|go|be\s+bothered|"
     r"even|really|seem\s+to|quite|thank|complain|lie|deny|argue|resist|fathom|wrap|keep\s+up|"
     r"do\s+this|do\s+that|do\s+it|handle\s+(?:this|that|it)|deal\s+with\s+(?:this|that|it)|"
@@ -297,6 +320,19 @@ def _read_limit(clause: str) -> list[Step] | None:
             who = "" if np.lower() in ("i", "we") else np
             key = fact_key("constraint", _key_words(who, "only have " + match.group("x")))
             return [(make_fact("constraint", F, np, content, key=key), [])]
+    match = _MAX_N.search(clause)
+    if match is not None:
+        kind = re.sub(r"\s+", " ", match.group("kind").lower())
+        content = restore(f"{kind} {match.group('x').strip()}")
+        key = fact_key("constraint", _key_words("", f"{kind} {match.group('x')}"))
+        return [(make_fact("constraint", F, match.group("x"), content, key=key), [])]
+    match = _FROZEN.search(clause)
+    if match is not None and not _NP_EXCLUDED.match(match.group("np").strip()):
+        whole = trim_clause(clause) or clause
+        content = restore(whole[:1].upper() + whole[1:])
+        key = fact_key("constraint", _key_words(match.group("np"), "frozen"))
+        np = match.group("np").strip()
+        return [(make_fact("constraint", F, np, content, key=key, negative=True), [])]
     match = _STUCK_ON.search(clause)
     if match is not None and own(clause, match.start()):
         what = clean_object(match.group("x"))
@@ -451,7 +487,8 @@ _DATE = re.compile(
     + r"(?:\s+\d{4})?|\d{4}-\d{2}-\d{2}|(?:the\s+)?end\s+of\s+(?:"
     + _MONTHS
     + r"|the\s+(?:month|quarter|year)|q[1-4])|q[1-4](?:\s+\d{4})?|(?:next\s+)?(?:monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday)(?:\s+the\s+\d{1,2}(?:st|nd|rd|th)?)?))\b",
+    r"wednesday|thursday|friday|saturday|sunday)(?:\s+the\s+\d{1,2}(?:st|nd|rd|th)?)?|"
+    r"the\s+\d{1,2}(?:st|nd|rd|th)))\b",
     I,
 )
 # "The audit has been brought forward to 28 April": whatever it is, a date that moved.
@@ -459,16 +496,16 @@ _MOVED_TO_DATE = re.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,3}?(?:audit|review|exam|launch|release|"
     r"demo|submission|delivery|handover|hand-in|presentation|migration|cutover|go-live|project|"
     r"assignment|thesis|dissertation|paper|report|milestone|deliverable|inspection|deadline|"
-    r"due\s+date|beta|rollout|ship\s+date|filing|payment))\s+(?:has\s+been|have\s+been|was|were|got|"
-    r"is|are)\s+(?:now\s+)?(?:moved|pushed|brought\s+forward|postponed|delayed|extended|"
-    r"rescheduled|shifted|bumped)\s+(?:back\s+|up\s+|out\s+)?(?:to|until|till)\s+",
+    r"due\s+date|beta|rollout|ship\s+date|filing|payment))\s+(?:(?:has\s+been|have\s+been|was|were|got|"
+    r"is|are)\s+)?(?:now\s+)?(?:moved|pushed|brought\s+forward|postponed|delayed|extended|"
+    r"rescheduled|shifted|bumped|slipped)\s+(?:back\s+|up\s+|out\s+)?(?:to|until|till)\s+",
     I,
 )
 _MOVED = re.compile(
     r"\b(?:deadline|launch|release|go-live|due\s+date|ship\s+date|cutoff|submission)\b.*\b(?:slipped|"
     r"moved|pushed|postponed|delayed|extended|changed|shifted|brought\s+forward|now)\b"
     r"|\b(?:slipped|moved|pushed|postponed|delayed|extended|changed|shifted)\b.*\b(?:deadline|launch|"
-    r"release|go-live|due\s+date|ship\s+date)\b",
+    r"release|go-live|due\s+date|ship\s+date|(?:is|are)\s+(?:now\s+)?due)\b",
     I,
 )
 

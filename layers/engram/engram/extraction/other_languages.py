@@ -13,6 +13,7 @@ from ..models import MemoryType
 from .common import Step
 from .common import make_fact as _fact
 from .facts import Retraction, clean_object, object_id, slug, split_list
+from .identity import allergy_facts
 from .lexicon import known_term
 from .text import restore
 
@@ -156,7 +157,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "pattern",
         re.compile(
-            r"^(?P<adv>(?:setiap|tiap|saban)\s+[\w-]+(?:\s+(?:pagi|petang|sore|malam|minggu))?)"
+            r"^(?P<adv>(?:setiap|tiap|saban)\s+[\w-]+(?:\s+[\w-]+)?)"
             r"\s*,?\s+" + _SAYA + r"\s+" + X,
             _I,
         ),
@@ -193,6 +194,12 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("name", re.compile(r"^(?i:saya|aku)\s+(?i:adalah\s+|ialah\s+)?(?P<x>[A-Z][a-z'-]+)$")),
+    (
+        "allergy",
+        re.compile(
+            _SAYA + r"\s+(?:ada\s+)?(?:alergi|alahan)\s+(?:terhadap\s+|pada\s+|kepada\s+)?" + X, _I
+        ),
+    ),
     (
         "hometown",
         re.compile(_SAYA + r"\s+(?:berasal|asal|asli)\s+(?:dari\s+)?(?P<x>[A-Z][^,;:!?\n]*)", _I),
@@ -314,6 +321,7 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
         "diet",
         re.compile(r"\b(?P<x>vejetaryen|vegan|vejeteryan)(?:im|ım|iz|ız)\b", _I),
     ),
+    ("allergy", re.compile(r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+alerjim\s+var\b", _I)),
     (
         "location",
         re.compile(
@@ -513,6 +521,8 @@ def _read(
             raw = strip(raw)
         return _objects(raw)
 
+    if kind == "allergy":
+        return allergy_facts(match.group("x"))
     if kind == "switch":
         new = objs("new")
         olds = objs("old")

@@ -44,6 +44,25 @@ _POSITIVE_FEELINGS = frozenset(
     "satisfying calming".split()
 )
 _DISLIKE = [
+    # "Treadmills bore me to tears", "cruises don't appeal to me", "crowded beaches are my
+    # idea of hell", "Hockey, on the other hand, bores me".
+    re.compile(
+        r"^(?!(?i:it|this|that|everything|nothing|he|she|they|you)\b)(?P<x>[^;:!?\n]+?)\s*,?\s+"
+        r"(?:(?:really\s+|just\s+|kind\s+of\s+|honestly\s+)?(?:bores?|bored|bug|bugs|annoys?|irritates?)"
+        r"\s+me\b|(?:do|does)\s+not\s+(?:really\s+)?(?:appeal\s+to|interest|excite|do\s+it\s+for)\s+me\b|"
+        r"(?:is|are)\s+(?:just\s+|really\s+)?my\s+idea\s+of\s+(?:hell|a\s+nightmare|torture))",
+        I,
+    ),
+    # "I don't drink alcohol", "I don't eat red meat": what the user keeps off the table.
+    re.compile(
+        r"\bI\s+(?:do\s+not|never|no\s+longer|try\s+not\s+to)\s+(?:drink|eat|touch|smoke|"
+        r"consume)\s+(?!it\b|that\b|this\b|much\b|anything\b|there\b)" + XL,
+        I,
+    ),
+    # "I'm really not a cat person".
+    re.compile(
+        r"\bI\s+am\s+(?:really\s+|just\s+|definitely\s+)?not\s+an?\s+(?P<x>[\w-]+)\s+person\b", I
+    ),
     re.compile(
         r"\bI\s+" + ADV + r"(?:do\s+not|did\s+not)\s+(?:really\s+|particularly\s+|much\s+|even\s+|"
         r"actually\s+)?(?:like|enjoy|love|care\s+for|want\s+to\s+use|fancy|dig|prefer|"
@@ -102,7 +121,21 @@ _DISLIKE = [
     ),
 ]
 _LIKE = [
-    re.compile(r"\bI\s+" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
+    re.compile(r"\bI\s+(?:really\s+|just\s+)?(?:cannot|can\s+not)\s+get\s+enough\s+of\s+" + XL, I),
+    re.compile(
+        r"\bI\s+(?:have\s+)?(?:grown|come|learned|learnt)\s+to\s+(?:really\s+)?(?:love|like|enjoy|appreciate)\s+"
+        + XL,
+        I,
+    ),
+    # "Watercolour painting has become my favourite way to unwind".
+    re.compile(
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:has|have)\s+become\s+(?:my|a)\s+(?:favou?rite|go-to|new\s+favou?rite)\b",
+        I,
+    ),
+    re.compile(
+        r"\bI\s+am\s+(?:really\s+|definitely\s+|totally\s+)?an?\s+(?P<x>[\w-]+)\s+person\b", I
+    ),
+    re.compile(r"\bI\s+(?:would\s+)?" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
     re.compile(
         r"\bI\s+(?:have\s+been|am)\s+" + ADV + r"(?:loving|enjoying|liking|digging|adoring|"
         r"getting\s+into|into)\s+" + XL,
@@ -117,7 +150,8 @@ _LIKE = [
     ),
     re.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
-        r"cup\s+of\s+tea|guilty\s+pleasure|weakness|obsession|passion|happy\s+place)(?=\s*(?:$|,))",
+        r"cup\s+of\s+tea|guilty\s+pleasure|weakness|obsession|passion|happy\s+place)"
+        r"(?:\s+(?:these\s+days|nowadays|now|lately))?(?=\s*(?:$|,))",
         I,
     ),
     re.compile(
@@ -159,14 +193,16 @@ _FAVOURITE = [
         I,
     ),
     re.compile(
-        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+|now\s+)?my\s+(?:absolute\s+)?"
+        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+|now\s+|hands\s+down\s+|"
+        r"easily\s+|by\s+far\s+)?my\s+(?:absolute\s+)?"
         r"(?:favou?rite|preferred|go-to|number\s+one|no\.?\s*1|#1|top\s+(?:pick|choice))"
         r"(?:\s+(?P<what>[a-z][\w\s-]{0,30}))?$",
         I,
     ),
 ]
 # "I would like a coffee" is a request, "I would love to help" an offer: not preferences.
-_REQUEST_FORM = re.compile(r"\bI\s+would\s+(?:like|love|prefer|enjoy)\b", I)
+# "I'd prefer a ThinkPad" states a preference; "I would like a coffee" asks for one.
+_REQUEST_FORM = re.compile(r"\bI\s+would\s+(?:like|love|enjoy)\b", I)
 _IDLE_LIKES = re.compile(
     r"^(?:to\s+(?:think|say|know|see|ask|help|hear|add|mention|point|thank|check)|the\s+idea|"
     r"the\s+sound|how\s|what\s|your\s|you\b|that\s|this\s|it\b|the\s+way\s+you|talking|"

@@ -83,6 +83,12 @@ _DROPPED = re.compile(
     r"uninstalled|deleted|killed|decommissioned|turned\s+off)\s+" + XL,
     I,
 )
+# "Not Sublime anymore", "no more Windows for me".
+_NOT_ANYMORE = re.compile(
+    r"^(?:not|no\s+more)\s+(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s*(?:(?:any\s*more|any\s+longer)|"
+    r"for\s+(?:me|us))\b",
+    I,
+)
 _LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|these\s+days|now|since)\b", I)
 _DONE_WITH = re.compile(
     r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+)?(?:done|finished|through)\s+with\s+" + XL, I
@@ -184,6 +190,9 @@ def read_switch(clause: str) -> list[Step] | None:
             elif neg == "not" and not _LAPSED.search(clause):
                 verb = "does not use"
             return _no_longer(match.group("x"), verb) or None
+    match = _NOT_ANYMORE.search(clause)
+    if match is not None and known_or_named(match.group("x")):
+        return _no_longer(match.group("x")) or None
     match = _DONE_WITH.search(clause)
     if match is not None and known_term(restore(match.group("x"))) is not None:
         return _no_longer(match.group("x")) or None

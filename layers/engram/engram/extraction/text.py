@@ -154,9 +154,17 @@ CORRECTION = re.compile(
 )
 
 
+# Words in quotation marks are someone else's ("The article opened with: "I hate
+# meetings...""): not the speaker's facts. Short quotes ("call me "Jo"") stay.
+_QUOTED = re.compile(r'"[^"\n]{12,}"')
+_SHORT_QUOTE = re.compile(r'"([^"\n]{1,11})"')
+
+
 def sentences(text: str) -> Iterator[tuple[str, bool]]:
     """(sentence, is_question) for each sentence of ``text``; markers stripped. A
     correction's marker is kept as a leading "CORRECTION " for the caller."""
+    text = _QUOTED.sub(" ", text.translate(_QUOTES))
+    text = _SHORT_QUOTE.sub(r"\1", text)
     for match in _SENTENCE.finditer(_protect(text)):
         raw = match.group(0).strip()
         if not raw:

@@ -61,7 +61,11 @@ _DECISIONS = [
         I,
     ),
     re.compile(
-        WHO + r"(?:\s+have|\s+has)?\s+" + ADV + r"(?P<verb>decided|settled|agreed|landed)"
+        WHO
+        + r"(?:\s+have|\s+has|\s+are|\s+am)?\s+"
+        + ADV
+        + r"(?P<verb>decided|settled|settling|agreed|"
+        r"landed|landing)"
         r"\s+(?:on|upon)\s+" + XL,
         I,
     ),
@@ -221,7 +225,23 @@ _THING_MOVING = re.compile(
     I,
 )
 _TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w|^[A-Z]{2,}$")
-_RUN_X = re.compile(r"\bI\s+(?:run|am\s+running|daily-drive|use)\s+" + XL, I)
+_RUN_X = re.compile(
+    r"\bI\s+(?:always\s+|usually\s+|now\s+)?(?:run|am\s+running|daily-drive|use|reach\s+for|type\s+on|"
+    r"work\s+on|code\s+on)\s+" + XL,
+    I,
+)
+# "Obsidian is where I keep everything".
+_WHERE_I = re.compile(
+    r"^(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+is\s+where\s+(?:I|we)\s+(?:keep|store|write|track|"
+    r"do|manage|plan|host|put|draft|organi[sz]e)\b"
+)
+# "The docs are going to be hosted on GitHub Pages".
+_THING_WILL_BE = re.compile(
+    r"^(?:the|our|my)\s+(?P<what>(?:[\w-]+\s+)?" + THINGS + r")\s+(?:is|are)\s+(?:going\s+to|"
+    r"gonna|about\s+to|set\s+to)\s+be\s+(?:hosted|built|deployed|written|run|served|stored|"
+    r"rewritten|migrated|moved)\s+(?:on|with|in|by|to)\s+" + XL,
+    I,
+)
 _ON_X = re.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:currently\s+|still\s+|now\s+|all\s+)?on\s+" + XL, I
 )
@@ -318,8 +338,10 @@ def read_decision(clause: str) -> list[Step] | None:
             in (
                 "decided",
                 "settled",
+                "settling",
                 "agreed",
                 "landed",
+                "landing",
                 "decision",
                 "choice",
                 "pick",
@@ -458,6 +480,11 @@ def read_tools(clause: str) -> list[Step] | None:
 
 
 def _read_tools(clause: str) -> list[Step] | None:
+    match = _THING_WILL_BE.search(clause)
+    if match is not None:
+        found = [o for o in objects(match.group("x")) if _named(o)]
+        if found:
+            return [(make_fact("decision", E, o, f"use {o}", exclusive=True), []) for o in found]
     if _MODAL.search(clause):
         return None
     body, replaced = _with_instead(clause)
@@ -497,6 +524,12 @@ def _read_tools(clause: str) -> list[Step] | None:
         if match is None or not own(body, match.start()):
             continue
         found = [o for o in objects(match.group("x")) if not _idle(o) and not _LEAD_PREP.match(o)]
+        verb = (match.groupdict().get("verb") or "").lower()
+        if pattern is _USAGE[0] and re.match(r"(?:run|build|writ)\w*\s+\S", verb):
+            # "I run Fedora on every machine": what is run, not where, may be the tool.
+            found = [o for o in found if _named(o)]
+            if not found:
+                continue
         if pattern is not _USAGE[0]:
             # Named things only, though a list may hold a lower-case name ("dbt, BigQuery").
             named = [o for o in found if _named(o)]
@@ -525,7 +558,7 @@ def _read_tools(clause: str) -> list[Step] | None:
             return [
                 (make_fact("decision", E, o, f"move to {o}", exclusive=True), []) for o in found
             ]
-    for pattern in (_IS_MY, _WHAT_I_USE, _A_SHOP, _TOOL_DOES, _ON_X, _HEAVY_USER, _RUN_X):
+    for pattern in (_IS_MY, _WHAT_I_USE, _WHERE_I, _A_SHOP, _TOOL_DOES, _ON_X, _HEAVY_USER, _RUN_X):
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
