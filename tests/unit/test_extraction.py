@@ -467,3 +467,26 @@ def test_budgets_targets_inverted_identity_and_dislikes(text, contents):
 )
 def test_likings_tools_identity_limits_and_schedules_in_fresh_wordings(text, contents):
     assert [f.content for f in extract_facts(text)] == contents
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        ("I live in Lyon, by the way — any ideas for a weekend trip?", ["lives in Lyon"]),
+        ("The conference paper is due 12 April.", ["the conference paper due 12 April"]),
+        ("Saya tinggal di Medan dan saya suka kopi.", ["lives in Medan", "kopi"]),
+        ("We just dropped Jira entirely.", ["no longer uses Jira"]),
+        ("Ok my partner chipped in, the budget is now 2000 euros.", ["budget: 2000 euros"]),
+        ("Heads up, deploys are on Thursdays now.", ["deploys on Thursdays"]),
+        ("We are on Mondays.", []),
+        (
+            "Ok forget the 2-3 sentence limit, longer detailed answers are fine now.",
+            ["longer detailed answers are fine"],
+        ),
+        ("oh wait I'm 42 now actually, birthday was last week", ["is 42 years old"]),
+        ("Actually, switch back to English, it's easier for my team.", ["answer in English"]),
+        ("Answer me in Dutch from now on, please.", ["answer me in Dutch from now on"]),
+    ],
+)
+def test_statements_beside_questions_markers_and_restated_answers(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents

@@ -240,3 +240,17 @@ def test_a_habit_moved_by_its_object_retires_the_one_keyed_by_its_verb(engine):
     say(engine, "We send the newsletter every Monday.")
     say(engine, "We moved the newsletter to Thursdays.")
     assert live(engine) == {"newsletter on Thursdays"}
+
+
+def test_a_relaxed_length_rule_and_a_new_budget_replace_the_old(engine):
+    say(engine, "Keep answers to 2-3 sentences.")
+    say(engine, "Ok forget the 2-3 sentence limit, longer detailed answers are fine now.")
+    say(engine, "Looking for a laptop for music production, budget is 1500 euros.")
+    say(engine, "Ok my partner chipped in, the budget is now 2000 euros.")
+    say(engine, "We deploy every Wednesday.")
+    say(engine, "Heads up, deploys are on Thursdays now.")
+    assert live(engine) == {
+        "longer detailed answers are fine",
+        "budget: 2000 euros",
+        "deploys on Thursdays",
+    }

@@ -127,6 +127,12 @@ _EVENT_MOVED = re.compile(
     + r")",
     I,
 )
+# "Deploys are on Thursdays now": something done on a day.
+_ON_DAY = re.compile(
+    r"^(?:our\s+|my\s+|the\s+)?(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:now\s+)?(?:on\s+)?"
+    r"(?P<when>(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s)(?P<now>\s+now)?$",
+    I,
+)
 # "Mornings are for deep work now": what a time of the week is kept for.
 _KEPT_FOR = re.compile(
     r"^(?:my\s+|our\s+)?(?P<when>mornings|afternoons|evenings|nights|weekends|weekdays|lunchtimes|"
@@ -139,6 +145,18 @@ _NOW = re.compile(r"\s+(?:now|these\s+days|nowadays|from\s+now\s+on)$", I)
 
 
 def _event(clause: str) -> list[Step] | None:
+    match = _ON_DAY.search(clause)
+    if match is not None:
+        what = clean_object(match.group("x"))
+        if what and what.lower() not in ("i", "we", "it", "they", "you"):
+            when = restore(match.group("when"))
+            fact = make_fact("pattern", F, what, f"{what} on {when}", about=activity(what))
+            moved = (
+                [Retraction(fact.object, ("pattern",), replaced_by=fact)]
+                if match.group("now")
+                else []
+            )
+            return [(fact, moved)]
     match = _KEPT_FOR.search(clause)
     if match is not None:
         what = clean_object(_NOW.sub("", match.group("x")))

@@ -382,7 +382,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         "age",
         re.compile(
             r"\bI\s+am\s+(?P<x>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?"
-            r"(?=\s*(?:now|today|this\s+year|actually|in\s+fact)?\s*(?:$|,|\s+and\b))",
+            r"(?=(?:\s+(?:now|today|this\s+year|actually|in\s+fact))*\s*(?:$|,|\s+and\b))",
             I,
         ),
         "is {x} years old",

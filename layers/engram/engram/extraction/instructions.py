@@ -111,6 +111,14 @@ _RULES = [
         r"snippets?|examples?|code|scripts?)\s+(?:for|in)\s+(?P<tool>[\w.+#-]+)\b.*)$",
         I,
     ),
+    # "Longer detailed answers are fine now": how long or how formal answers may be.
+    re.compile(
+        r"(?:^|,\s+)(?P<x>(?:(?:longer|shorter|detailed|short|long|brief|casual|formal|informal|technical|"
+        r"simple|simpler|in-depth|more\s+detailed|less\s+formal|more\s+formal)\s+){1,3}(?:answers|"
+        r"responses|replies|explanations)\s+(?:are|is)\s+(?:totally\s+|perfectly\s+)?(?:fine|ok(?:ay)?|"
+        r"good|better|preferred|welcome))\b",
+        I,
+    ),
     # "Use numbered steps whenever you explain a process", "write SQL keywords in
     # uppercase when you give me queries", "ask me whenever my request is ambiguous".
     re.compile(
@@ -148,7 +156,7 @@ _RULES = [
     ),
     re.compile(
         r"^(?:please\s+)?(?P<x>(?:answer|respond|reply|write|talk|speak|explain(?:\s+things)?|"
-        r"communicate)\s+(?:to\s+me\s+)?(?:only\s+)?(?:in|using|with)\s+.+)$",
+        r"communicate)\s+(?:(?:to\s+)?me\s+)?(?:only\s+)?(?:in|using|with)\s+.+)$",
         I,
     ),
     re.compile(

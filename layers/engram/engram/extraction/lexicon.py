@@ -331,7 +331,7 @@ FILLER_EDGES = re.compile(
     r"very\s+much|a\s+lot|so\s+much|either|again|instead|anyway|personally|"
     r"in\s+general|then|from\s+now\s+on|going\s+forward|these\s+days|for\s+sure|"
     r"lol|haha|btw|by\s+the\s+way|for\s+me|for\s+us|to\s+be\s+honest|if\s+I'm\s+honest|"
-    r"if\s+I\s+am\s+honest))+$",
+    r"if\s+I\s+am\s+honest|entirely|completely|altogether|for\s+good|fully|totally))+$",
     re.IGNORECASE,
 )
 

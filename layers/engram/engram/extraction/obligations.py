@@ -74,7 +74,7 @@ _NOBODY = re.compile(
     I,
 )
 _LIMIT = re.compile(
-    r"^(?:the\s+|our\s+|my\s+)?(?P<np>(?:[\w-]+\s+){0,4}?(?:budget|cap|limit|ceiling|maximum|max|"
+    r"(?:^|,\s+)(?:the\s+|our\s+|my\s+)?(?P<np>(?:[\w-]+\s+){0,4}?(?:budget|cap|limit|ceiling|maximum|max|"
     r"allowance|quota)(?:\s+(?:for|on)\s+(?:the\s+|a\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)?)"
     r"\s+(?:is|was|has\s+been|will\s+be)\s+(?:now\s+|set\s+to\s+|raised\s+to\s+|"
     r"lowered\s+to\s+|capped\s+at\s+)?(?P<x>[^,;:!?\n]*\d[^,;:!?\n]*)",
@@ -222,7 +222,8 @@ _DEADLINE = [
     ),
     re.compile(
         r"^(?P<what>(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are)\s+(?:now\s+)?due\s+"
-        r"(?P<x>(?:by|on|in|at|before)\s+[^,;:!?\n]+)",
+        r"(?P<x>(?:by|on|in|at|before)\s+[^,;:!?\n]+|\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]+[^,;:!?\n]*|"
+        r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}[^,;:!?\n]*)",
         I,
     ),
     re.compile(

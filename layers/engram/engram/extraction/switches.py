@@ -89,6 +89,11 @@ _NOT_ANYMORE = re.compile(
     r"for\s+(?:me|us))\b",
     I,
 )
+_SPOKEN = re.compile(
+    r"^(?:english|spanish|french|german|italian|portuguese|dutch|turkish|indonesian|malay|chinese|"
+    r"mandarin|japanese|korean|arabic|hindi|russian|polish|swedish)\b",
+    I,
+)
 _LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|these\s+days|now|since)\b", I)
 _DONE_WITH = re.compile(
     r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+)?(?:done|finished|through)\s+with\s+" + XL, I
@@ -169,6 +174,8 @@ def read_switch(clause: str) -> list[Step] | None:
         new = clean_object(match.group("new"))
         if match.group("state") and not known_or_named(re.sub(r"^\w+\s+", "", new) or new):
             new = ""  # "I'm back to normal"
+        if _SPOKEN.match(new):
+            new = ""  # "switch back to English": how to answer, an instruction
         if new:
             fact = make_fact("decision", E, new, f"go back to {new}", exclusive=True)
             return [(fact, [])]

@@ -21,7 +21,8 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
 _MARKERS = re.compile(
     r"^(?:(?:actually|also|and|but|btw|by\s+the\s+way|anyway|honestly|to\s+be\s+honest|tbh|"
     r"fyi|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|scratch\s+that|correction|"
-    r"update|change\s+of\s+plans?|hmm+|oops|hey|hi|hello|in\s+fact|as\s+it\s+turns\s+out|"
+    r"update|change\s+of\s+plans?|hmm+|oops|hey|hi|hello|in\s+fact|as\s+it\s+turns\s+out|heads\s+up|"
+    r"quick\s+update|small\s+update|good\s+news|bad\s+news|funny\s+thing|fun\s+fact|"
     r"on\s+second\s+thought|never\s*mind|forget\s+(?:that|what\s+I\s+said)|one\s+more\s+thing|"
     r"please\s+note|also\s+note|fwiw|personally|these\s+days|nowadays|lately|oh|ok(?:ay)?|"
     r"for\s+now|right\s+now|at\s+the\s+moment|currently|long\s+story\s+short|evening|morning|"
@@ -57,7 +58,7 @@ _JOINS = re.compile(
     r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus)\s+"
     r"(?=(?:just\s+|recently\s+|then\s+|now\s+)?(?:switched|moved|migrated|relocated|joined|"
     r"started|quit|dropped|stopped|left|picked|chose|settled|ditched|replaced)\b)"
-    r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus)\s+"
+    r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
     r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|we'll|saya|kami|aku)\s+(?!mean\b|guess\b|think\b))"
     r"|,\s+(?=(?:it's|it\s+is|that's|everything\s+is|everything's|now\s+it's)\s+)"
@@ -181,8 +182,8 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
             # "We host everything on Atlas, is the URI encoded right?": a statement, then a
             # question; the statement is still read.
             head = re.match(
-                r"^(?P<s>.+?),\s+(?:is|are|do|does|did|can|could|should|would|will|how|what|why|"
-                r"where|which|any)\b.*$",
+                r"^(?P<s>.+?)(?:,|\s+[\u2014\u2013-])\s+(?:(?:by\s+the\s+way|btw|so)\s*[,\u2014\u2013-]?\s+)?"
+                r"(?:is|are|do|does|did|can|could|should|would|will|how|what|why|where|which|any)\b.*$",
                 sentence,
                 re.IGNORECASE,
             )
