@@ -151,12 +151,8 @@ def _event(clause: str) -> list[Step] | None:
         if what and what.lower() not in ("i", "we", "it", "they", "you"):
             when = restore(match.group("when"))
             fact = make_fact("pattern", F, what, f"{what} on {when}", about=activity(what))
-            moved = (
-                [Retraction(fact.object, ("pattern",), replaced_by=fact)]
-                if match.group("now")
-                else []
-            )
-            return [(fact, moved)]
+            ended = [Retraction(fact.object, ("pattern",), replaced_by=fact)]
+            return [(fact, ended if match.group("now") else [])]
     match = _KEPT_FOR.search(clause)
     if match is not None:
         what = clean_object(_NOW.sub("", match.group("x")))
