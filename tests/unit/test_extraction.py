@@ -420,7 +420,7 @@ def test_budgets_targets_inverted_identity_and_dislikes(text, contents):
         ("It bores me.", []),
         ("I'm really not a cat person.", ["dislikes cat"]),
         ("I don't drink alcohol.", ["dislikes alcohol"]),
-        ("I'd prefer a ThinkPad.", ["a ThinkPad"]),
+        ("I'd prefer a ThinkPad.", ["ThinkPad"]),
         ("I would like a coffee.", []),
         ("For data wrangling I reach for Polars now, it's just faster.", ["uses Polars"]),
         ("Obsidian is where I keep everything: notes, tasks, reading lists.", ["uses Obsidian"]),
@@ -489,4 +489,77 @@ def test_likings_tools_identity_limits_and_schedules_in_fresh_wordings(text, con
     ],
 )
 def test_statements_beside_questions_markers_and_restated_answers(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        (
+            "Our stack: Django, Celery, and Postgres.",
+            ["uses Django", "uses Celery", "uses Postgres"],
+        ),
+        (
+            "Favourite bands: Radiohead, Portishead, Massive Attack.",
+            [
+                "favorite bands: Radiohead",
+                "favorite bands: Portishead",
+                "favorite bands: Massive Attack",
+            ],
+        ),
+        (
+            "Things I can't stand: Teams, Outlook, and SharePoint.",
+            ["dislikes Teams", "dislikes Outlook", "dislikes SharePoint"],
+        ),
+        ("I love Paris, France.", ["Paris"]),
+        ("been totally obsessed with Stardew Valley lately", ["Stardew Valley"]),
+        ("On long drives, history podcasts are my jam.", ["history podcasts"]),
+        ("My daily driver is a ThinkPad X1 Carbon.", ["uses ThinkPad X1 Carbon"]),
+        (
+            "Since last spring our data pipelines have been orchestrated with Airflow.",
+            ["uses Airflow"],
+        ),
+        ("Phone-wise I'm on a Pixel 8.", ["uses Pixel 8"]),
+        ("fine, we'll store the user uploads in S3 then", ["store the user uploads in S3"]),
+        ("Change of plan, the app will be called Lumen.", ["name the app Lumen"]),
+        (
+            "Originally from Nairobi, but I live in Toronto now.",
+            ["is from Nairobi", "lives in Toronto"],
+        ),
+        (
+            "I'm doing a PhD in computational linguistics.",
+            ["doing a PhD in computational linguistics"],
+        ),
+        (
+            "Explain things to me like I'm a beginner and skip the jargon.",
+            ["explain things to me like I am a beginner and skip the jargon"],
+        ),
+        (
+            "Give me the code first and the explanation after.",
+            ["give me the code first and the explanation after"],
+        ),
+        ("Write me a poem first.", []),
+        (
+            "I can only spend about 5 hours a week on this side project.",
+            ["I can only spend about 5 hours a week on this side project"],
+        ),
+        ("We can't deploy on Fridays, company rule.", ["cannot deploy on Fridays"]),
+        ("We release every second Tuesday.", ["release every second Tuesday"]),
+        ("usually i code late at night, like 11pm to 2am", ["code late at night"]),
+        ("oops typo, I'm 27 not 29", ["is 27 years old"]),
+        ("Sorry, it's spelled John, with an h.", ["name is John"]),
+        ("I quit coffee, honestly can't stand the taste anymore.", ["gave up coffee"]),
+        ("I quit my job.", []),
+        ("I quit Twitter.", ["no longer uses Twitter"]),
+        (
+            "Not Notion anymore — I switched to Obsidian.",
+            ["no longer uses Notion", "uses Obsidian"],
+        ),
+        ("I'm in Oslo btw.", ["lives in Oslo"]),
+        ("Deadline laporan tanggal 20 Juni.", ["deadline: 20 Juni"]),
+        ("Proje 15 Mayıs'a kadar bitmeli.", ["deadline: 15 Mayıs"]),
+        ("Bütçemiz 5000 lira.", ["budget: 5000 lira"]),
+    ],
+)
+def test_labelled_lists_dropped_subjects_names_and_deadlines(text, contents):
     assert [f.content for f in extract_facts(text)] == contents

@@ -254,3 +254,9 @@ def test_a_relaxed_length_rule_and_a_new_budget_replace_the_old(engine):
         "budget: 2000 euros",
         "deploys on Thursdays",
     }
+
+
+def test_a_new_name_for_the_app_replaces_the_old_one(engine):
+    say(engine, "The plan is to call the app Tidewater.")
+    say(engine, "Change of plan, the app will be called Lumen.")
+    assert live(engine) == {"name the app Lumen"}

@@ -58,7 +58,9 @@ _NOT_OWN = re.compile(
     r"mentioned|assume|suggested)|(?:he|she|they|someone|people|my\s+" + PEOPLE + r")\s+"
     r"(?:said|says|thinks?|thought|told\s+me|mentioned|claims?|likes?|loves?|uses?|prefers?|"
     r"hates?|wants?)|do\s+you\s+think|should|would|could|might|wonder|wish|hope|not\s+sure|"
-    r"maybe|perhaps|asked|asking)\b",
+    r"maybe|perhaps|asked|asking)\b"
+    # "Explain things to me like I'm a beginner": a manner of answering, not who I am.
+    r"|\b(?:like|as\s+if|as\s+though|pretend)\s*$",
     I,
 )
 

@@ -210,9 +210,10 @@ def clean_object(raw: str) -> str:
         previous = value
         value = FILLER_EDGES.sub("", value).strip(" \t\"'`*_,:-")
     value = _QUANTIFIERS.sub("", value)
+    value = re.sub(r"^(?:a|an)\s+(?=[A-Z0-9])", "", value)  # "a ThinkPad X1" names a ThinkPad
     words = value.split(" ")
     first = words[0].lower() if words and words[0] else ""
-    short_name = is_known(restore(value)) or re.fullmatch(r"[A-Z]{2}", value) is not None
+    short_name = is_known(restore(value)) or re.fullmatch(r"[A-Z][A-Z0-9]", value) is not None
     if (len(value) < MIN_CONTENT_CHARS and not short_name) or first in NON_OBJECTS:
         return ""
     if first in POINTER_DETERMINERS and len(words) <= 3:
@@ -245,7 +246,10 @@ def split_list(value: str) -> list[str]:
     if not re.search(r",|\band\b|\bor\b|&|\bplus\b|\bas well as\b|\bwith\b|\bnor\b", value, re.I):
         return [value]
     if "," in value and not _FINAL_JOIN.search(value):
-        return [value.split(",", 1)[0].strip()]
+        items = [p.strip() for p in value.split(",")]
+        if len(items) >= 3 and all(_named(p) and len(p.split()) <= 3 for p in items):
+            return items  # "Radiohead, Portishead, Massive Attack": names, listed
+        return [items[0]]
     parts = [_VERB_LEAD.sub("", p.strip()) for p in _LIST_SEPARATOR.split(value) if p and p.strip()]
     if len(parts) >= 2 and all(re.search(r"\w+ing$", p) and len(p.split()) <= 3 for p in parts):
         return parts  # "rock climbing and sea kayaking": two pastimes

@@ -29,7 +29,10 @@ _WHEN = (
     r"afternoon)"
 )
 _TRAILING = (
-    r"(?P<when>(?:every|each)\s+(?:other\s+)?(?:" + _WHEN + r")|(?:once|twice|\w+\s+times)\s+a\s+"
+    r"(?P<when>(?:every|each)\s+(?:other\s+|second\s+|third\s+|2nd\s+|3rd\s+)?(?:" + _WHEN + r")|"
+    r"(?:late\s+)?at\s+night|(?:early\s+)?in\s+the\s+(?:mornings?|evenings?|afternoons?)|"
+    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\s+(?:mornings|afternoons|"
+    r"evenings|nights)|(?:once|twice|\w+\s+times)\s+a\s+"
     r"(?:day|week|month|year)|daily|weekly|nightly|monthly|on\s+(?:weekends|weekdays|mondays|"
     r"tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|(?:first|last)\s+thing\s+in\s+"
     r"the\s+(?:morning|day)|before\s+(?:bed|work|breakfast|lunch|dinner)|after\s+(?:work|"
@@ -84,7 +87,7 @@ _IDLE_HABITS = re.compile(
     r"at\s+the\s+[\w-]+(?:\s+gym|\s+pool|\s+club|\s+office|\s+library)?|in\s+bed|asleep|awake|out)\b)(?:forget|forgot|know|knew|thought|think|say|said|wanted|want|wonder|wondered|feel|felt|"
     r"mean|meant|get\s+confused|mix\s+up|manage|managed|tell|told|ask|asked|liked?|loved?|"
     r"hated?|get\s+(?:lost|tired|bored)|end\s+up|wish|hope|worry|worried|assume[d]?|reach\s+for|"
-    r"only\s+have|only\s+get|"
+    r"only\s+have|only\s+get|cannot|can\s+not|must\s+not|may\s+not|should\s+not|are\s+not\s+allowed|"
     r"believed?|imagined?|dreamed|dreamt|enjoy(?:ed)?|found|appreciate|am|was|were|have|had|"
     r"do\s+not\s+know|love\s+it|hate\s+it)\b",
     I,

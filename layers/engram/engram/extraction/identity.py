@@ -533,7 +533,25 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "based in {x}",
     ),
-    ("age", re.compile(r"\bI\s+am\s+(?P<x>\d{1,3})\s+(?:as\s+of|since)\b", I), "is {x} years old"),
+    (
+        "age",
+        re.compile(r"\bI\s+am\s+(?P<x>\d{1,3})\s+(?:as\s+of|since|not\s+\d{1,3})\b", I),
+        "is {x} years old",
+    ),
+    (
+        "name",
+        re.compile(_ci(r"\b(?:it\s+is|that\s+is|my\s+name\s+is)\s+spelled\s+") + _NAME),
+        "name is {x}",
+    ),
+    (
+        "role",
+        re.compile(
+            _ci(r"\bI\s+am\s+(?:currently\s+|now\s+)?doing\s+(?:a|my)\s+")
+            + r"(?P<x>(?i:phd|ph\.d\.|doctorate|master'?s|msc|mba|bachelor'?s|degree|masters|"
+            r"postdoc|apprenticeship|residency)(?:\s+(?:in|on)\s+[\w\s-]{2,40})?)"
+        ),
+        "doing a {x}",
+    ),
     # "Hi, I'm Lachlan, 38, living in Pittsburgh".
     (
         "age",

@@ -111,6 +111,19 @@ _RULES = [
         r"snippets?|examples?|code|scripts?)\s+(?:for|in)\s+(?P<tool>[\w.+#-]+)\b.*)$",
         I,
     ),
+    # "Give me the code first and the explanation after".
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:give|show|put|start\s+with|lead\s+with)\s+(?:me\s+)?(?:the\s+)?"
+        r"(?:code|answer|summary|tl;?dr|conclusion|result|bottom\s+line|example)s?\s+(?:first|up\s+front|"
+        r"at\s+the\s+top)\b.*)$",
+        I,
+    ),
+    # "Use 2-space indentation in any JavaScript examples".
+    re.compile(
+        r"^(?:please\s+)?(?P<x>(?:use|prefer|stick\s+to)\s+(?:[\w-]+\s+){0,2}(?:indentation|indents|"
+        r"quotes|semicolons|tabs|spaces)\b.*)$",
+        I,
+    ),
     # "Longer detailed answers are fine now": how long or how formal answers may be.
     re.compile(
         r"(?:^|,\s+)(?P<x>(?:(?:longer|shorter|detailed|short|long|brief|casual|formal|informal|technical|"
@@ -338,7 +351,10 @@ def read_instruction(clause: str) -> list[Step] | None:
         elif re.fullmatch(_LANGUAGE_NAMES, body, I):
             body = f"answer in {body}"
         body = re.sub(r"^please\s+|,?\s+please$", "", body, flags=I)
-        standing = re.search(STANDING, clause, I) is not None
+        standing = (
+            re.search(STANDING, clause, I) is not None
+            or re.search(r"\b(?:first|up\s+front|at\s+the\s+top)\b", body, I) is not None
+        )
         if re.match(r"^(?:please\s+)?(?:always|never)\s", clause, I) and (
             _NOT_IMPERATIVE.match(body) or not _WORK_IMPERATIVE.match(body)
         ):

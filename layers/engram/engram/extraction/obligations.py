@@ -29,7 +29,7 @@ _CANT = (
 _MUST = (
     r"(?P<modal>must|has\s+to|have\s+to|needs\s+to|need\s+to|has\s+got\s+to|(?:are|is|am)\s+"
     r"required\s+to|shall|should|will\s+need\s+to|ought\s+to|requires?|needs|"
-    r"need(?=\s+(?:at\s+least|at\s+most|a\s+minimum\s+of|\d)))"
+    r"need(?=\s+(?:at\s+least|at\s+most|a\s+minimum\s+of|\d|(?:two|three|four|five|six|ten)\s)))"
 )
 _NP = (
     r"(?P<np>(?:(?:the|our|my|all|any|every|each|this|these|those|every\s+single)\s+)?"
@@ -117,6 +117,12 @@ _SET_TO = re.compile(
 _STRETCH = re.compile(
     r"\b(?:I|we)\s+can\s+(?:now\s+)?(?:stretch|go|spend|afford)\s+(?:up\s+)?to\s+"
     r"(?P<x>[$€£¥]" + _NUMBER + r"k?)(?:\s+(?:on|for)\s+(?P<np>[^,;:!?\n]+))?",
+    I,
+)
+# "I can only spend about 5 hours a week on this side project".
+_CAN_ONLY = re.compile(
+    r"\b(?:I|we)\s+can\s+only\s+(?:spend|give|afford|do|manage|put\s+in|set\s+aside|commit)\s+"
+    + _FIGURE,
     I,
 )
 # "The VPS only has 1 GB of RAM", "I only have about 45 minutes a day to study".
@@ -312,6 +318,12 @@ def _read_limit(clause: str) -> list[Step] | None:
     if match is not None and own(clause, match.start()):
         np = f"budget for {match.group('np').strip()}" if match.group("np") else "budget"
         return [_limit_fact(np, restore(f"{np}: up to {match.group('x')}"))]
+    match = _CAN_ONLY.search(clause)
+    if match is not None and own(clause, match.start()):
+        whole = trim_clause(clause) or clause
+        content = restore(whole[:1].upper() + whole[1:])
+        key = fact_key("constraint", _key_words("", "can only " + match.group("x")))
+        return [(make_fact("constraint", F, match.group("x"), content, key=key), [])]
     match = _ONLY_HAS.search(clause)
     if match is not None and own(clause, match.start()):
         np = match.group("np").strip()

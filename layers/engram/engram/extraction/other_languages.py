@@ -195,6 +195,14 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("name", re.compile(r"^(?i:saya|aku)\s+(?i:adalah\s+|ialah\s+)?(?P<x>[A-Z][a-z'-]+)$")),
     (
+        "deadline",
+        re.compile(
+            r"^(?:deadline|tenggat(?:\s+waktu)?|batas\s+waktu|tarikh\s+akhir)\s+(?:[\w-]+\s+){0,2}?"
+            r"(?:tanggal\s+|pada\s+|adalah\s+|ialah\s+)?(?P<x>\d{1,2}\s+[A-Za-z]+(?:\s+\d{4})?)",
+            _I,
+        ),
+    ),
+    (
         "allergy",
         re.compile(
             _SAYA + r"\s+(?:ada\s+)?(?:alergi|alahan)\s+(?:terhadap\s+|pada\s+|kepada\s+)?" + X, _I
@@ -322,6 +330,15 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"\b(?P<x>vejetaryen|vegan|vejeteryan)(?:im|ım|iz|ız)\b", _I),
     ),
     ("allergy", re.compile(r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+alerjim\s+var\b", _I)),
+    (
+        "deadline",
+        re.compile(
+            r"(?P<x>\d{1,2}\s+[A-ZÇĞİÖŞÜa-zçğıöşü]+?)(?:'?(?:ya|ye|a|e))\s+kadar\s+"
+            r"(?:bitmeli|bitmesi\s+gerekiyor|teslim|bitirmem|bitirmemiz|hazır)",
+            _I,
+        ),
+    ),
+    ("budget", re.compile(r"\bbütçe(?:miz|m|niz)?\s+(?P<x>\d[\d.,]*\s*[\wçğıöşü]*)", _I)),
     (
         "location",
         re.compile(
@@ -523,6 +540,24 @@ def _read(
 
     if kind == "allergy":
         return allergy_facts(match.group("x"))
+    if kind == "deadline":
+        when = restore(match.group("x")).strip()
+        due = _fact(
+            "requirement",
+            MemoryType.PROCEDURAL,
+            when,
+            f"deadline: {when}",
+            key="requirement:deadline",
+            exclusive=True,
+            subject="deadline",
+        )
+        return [(due, [])]
+    if kind == "budget":
+        figure = restore(match.group("x")).strip()
+        cap = _fact(
+            "constraint", F, figure, f"budget: {figure}", key="constraint:budget", exclusive=True
+        )
+        return [(cap, [])]
     if kind == "switch":
         new = objs("new")
         olds = objs("old")

@@ -142,14 +142,17 @@ _LIKE = [
         I,
     ),
     re.compile(
-        r"\bI\s+am\s+" + ADV + r"(?:a\s+(?:big\s+|huge\s+|massive\s+|long-time\s+)?fan\s+of|into|"
+        r"\bI\s+(?:am|have\s+been)\s+"
+        + ADV
+        + r"(?:a\s+(?:big\s+|huge\s+|massive\s+|long-time\s+)?fan\s+of|into|"
         r"keen\s+on|fond\s+of|passionate\s+about|obsessed\s+with|crazy\s+about|partial\s+to|"
         r"a\s+sucker\s+for|a\s+(?:big\s+|huge\s+)?lover\s+of|mad\s+about|"
         r"a\s+(?:big\s+)?believer\s+in|hooked\s+on|addicted\s+to)\s+" + XL,
         I,
     ),
     re.compile(
-        r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
+        r"^(?:(?:on|in|at|during|for|after|before|when)\s+[^,]{1,30},\s+)?"
+        r"(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
         r"cup\s+of\s+tea|guilty\s+pleasure|weakness|obsession|passion|happy\s+place)"
         r"(?:\s+(?:these\s+days|nowadays|now|lately))?(?=\s*(?:$|,))",
         I,

@@ -94,6 +94,22 @@ _SPOKEN = re.compile(
     r"mandarin|japanese|korean|arabic|hindi|russian|polish|swedish)\b",
     I,
 )
+_QUIT_HABIT = re.compile(
+    WHO + r"(?:\s+have|\s+just|\s+finally)*\s+(?:quit|gave\s+up|given\s+up)\s+"
+    r"(?!using\b|with\b|on\b|my\s+job\b|the\s+job\b|work\b|school\b)(?P<x>[a-z][^,;:!?\n]*)",
+    I,
+)
+_NOT_TOOLS = re.compile(
+    r"^(?:my|our|the)\s+(?:job|career|position|role|team|company|studies|course|degree)\b", I
+)
+
+
+def _consumed(obj: str) -> bool:
+    """Whether ``obj`` is something had rather than used: a drink, a food, a habit."""
+    known = known_term(restore(obj))
+    return (known is not None and known[0] == "drink") or not known_or_named(obj)
+
+
 _LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|these\s+days|now|since)\b", I)
 _DONE_WITH = re.compile(
     r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+)?(?:done|finished|through)\s+with\s+" + XL, I
@@ -146,6 +162,8 @@ def known_or_named(raw: str) -> bool:
 def _no_longer(raw: str, verb: str = "no longer uses") -> list[Step]:
     steps: list[Step] = []
     for obj in objects(raw):
+        if _NOT_TOOLS.match(obj):
+            continue  # "I quit my job": no tool left
         fact = make_fact("tech_preference", F, obj, f"{verb} {obj}", negative=True)
         steps.append((fact, [Retraction(fact.object, USAGE, replaced_by=fact)]))
     return steps
@@ -187,6 +205,16 @@ def read_switch(clause: str) -> list[Step] | None:
     match = _GONE.search(clause)
     if match is not None and known_or_named(match.group("x")):
         return _no_longer(match.group("x")) or None
+    match = _QUIT_HABIT.search(clause)
+    if match is not None and own(clause, match.start()):
+        found = [o for o in objects(match.group("x")) if _consumed(o)]
+        if found:
+            # "I quit coffee", "I gave up smoking": a habit or liking given up, not a tool.
+            steps: list[Step] = []
+            for o in found:
+                fact = make_fact("preference", F, o, f"gave up {o}", negative=True)
+                steps.append((fact, [Retraction(fact.object, ("preference",), replaced_by=fact)]))
+            return steps
     for pattern in (_WITHDRAW, _DROPPED):
         match = pattern.search(clause)
         if match is not None and own(clause, match.start()):

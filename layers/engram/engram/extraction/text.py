@@ -22,7 +22,8 @@ _MARKERS = re.compile(
     r"^(?:(?:actually|also|and|but|btw|by\s+the\s+way|anyway|honestly|to\s+be\s+honest|tbh|"
     r"fyi|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|scratch\s+that|correction|"
     r"update|change\s+of\s+plans?|hmm+|oops|hey|hi|hello|in\s+fact|as\s+it\s+turns\s+out|heads\s+up|"
-    r"quick\s+update|small\s+update|good\s+news|bad\s+news|funny\s+thing|fun\s+fact|"
+    r"quick\s+update|small\s+update|good\s+news|bad\s+news|funny\s+thing|fun\s+fact|[\w-]+-wise|"
+    r"change\s+of\s+plan|ngl|fine|"
     r"on\s+second\s+thought|never\s*mind|forget\s+(?:that|what\s+I\s+said)|one\s+more\s+thing|"
     r"please\s+note|also\s+note|fwiw|personally|these\s+days|nowadays|lately|oh|ok(?:ay)?|"
     r"for\s+now|right\s+now|at\s+the\s+moment|currently|long\s+story\s+short|evening|morning|"
@@ -65,6 +66,8 @@ _JOINS = re.compile(
     r"|,\s+(?=(?:just\s+|now\s+)?(?:switched|moved|migrated|relocated|joined)\s+)"
     # "the pool kept degrading, so storage is on Unraid now": a consequence, said apart.
     r"|,\s+so\s+(?!(?:much|many|far|long|that|to\s+speak|good|bad|yes|no)\b)"
+    # "Not Notion anymore - I switched to Obsidian": a dash between two statements.
+    r"|\s+[\u2014\u2013]\s+|\s+-\s+(?=[A-Za-z])"
     # "I'm on Linux now, so give me bash commands": a statement, then an instruction.
     r"|,\s+(?:so|and)\s+(?=(?:please\s+)?(?:give|use|write|answer|reply|respond|show|keep|"
     r"stop|always|never|don't|do\s+not)\s+)",
@@ -120,13 +123,36 @@ _KEEP_LABELS = re.compile(
 )
 
 
+# A label that names what follows, read as the sentence it stands for: "Our stack:
+# Django, Celery" -> "Our stack is Django, Celery"; "Favourite bands: A, B" -> "My
+# favourite bands are A, B"; "Things I can't stand: A, B" -> "I can't stand A, B".
+_LABEL_AS_SENTENCE = [
+    (
+        re.compile(
+            r"^((?:our|my|the)\s+(?:[\w-]+\s+){0,2}(?:stack|setup|tools|toolchain|tooling))$", re.I
+        ),
+        r"\1 is ",
+    ),
+    (re.compile(r"^(?:my\s+)?(favou?rite\s+[\w\s-]{1,20})$", re.I), r"My \1 are "),
+    (
+        re.compile(
+            r"^things\s+(I\s+(?:love|like|enjoy|hate|avoid|cannot\s+stand|can't\s+stand|dislike))$",
+            re.I,
+        ),
+        r"\1 ",
+    ),
+]
+
+
 def _unlabel(sentence: str) -> str:
     match = _LABEL.match(sentence)
-    if (
-        match
-        and len(match.group("label").split()) <= 4
-        and not _KEEP_LABELS.search(match.group("label"))
-    ):
+    if match is None:
+        return sentence
+    label = match.group("label").strip()
+    for pattern, lead in _LABEL_AS_SENTENCE:
+        if pattern.match(label):
+            return pattern.sub(lead, label) + sentence[match.end() :]
+    if len(label.split()) <= 4 and not _KEEP_LABELS.search(label):
         return sentence[match.end() :]
     return sentence
 
@@ -150,7 +176,7 @@ CORRECTION = re.compile(
     r"^(?:(?:actually|well|oh|hmm+|wait|no|ok(?:ay)?)[,!]?\s+)*(?:scratch\s+that|on\s+second\s+thoughts?|"
     r"(?:I\s+(?:have\s+|'ve\s+)?)?changed\s+my\s+mind|correction|never\s*mind|no,?\s+wait|"
     r"let\s+me\s+correct\s+(?:that|myself)|I\s+take\s+(?:that|it)\s+back|sorry,?\s+I\s+meant|"
-    r"I\s+misspoke|I\s+mistyped)\b",
+    r"I\s+misspoke|I\s+mistyped|(?:oops,?\s+)?typo|I\s+said\s+\w+\s+but\s+(?:I\s+)?meant)\b",
     re.IGNORECASE,
 )
 
@@ -159,6 +185,9 @@ CORRECTION = re.compile(
 # meetings...""): not the speaker's facts. Short quotes ("call me "Jo"") stay.
 _QUOTED = re.compile(r'"[^"\n]{12,}"')
 _SHORT_QUOTE = re.compile(r'"([^"\n]{1,11})"')
+
+
+_TRAILING_MARKERS = re.compile(r"(?:\s*,)?\s+(?:btw|by\s+the\s+way|fyi|ngl|lol|haha)\s*$", re.I)
 
 
 def sentences(text: str) -> Iterator[tuple[str, bool]]:
@@ -174,6 +203,7 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
         corrects = CORRECTION.match(raw) is not None
         sentence = _MARKERS.sub("", _unlabel(raw.rstrip(".!?\n "))).strip(" ,-")
         sentence = _MARKERS.sub("", _unlabel(sentence)).strip(" ,-")
+        sentence = _TRAILING_MARKERS.sub("", sentence)
         if not sentence:
             continue
         if _ASKS.match(sentence):
@@ -219,7 +249,8 @@ _NO_SUBJECT = [
     (
         re.compile(
             r"^(?:(?:really|totally|absolutely|honestly)\s+)?(?:love|like|hate|dislike|"
-            r"prefer|enjoy|adore|can't\s+stand|cannot\s+stand)\s+"
+            r"prefer|enjoy|adore|can't\s+stand|cannot\s+stand|can't\s+get\s+enough\s+of|"
+            r"cannot\s+get\s+enough\s+of)\s+"
             r"(?!(?:I|you|we|he|she|they|that|this|it|a\s+lot|said)\b)",
             re.I,
         ),
@@ -235,6 +266,14 @@ _NO_SUBJECT = [
         "I am ",
     ),
     (re.compile(r"^(?:working|living|based|staying)\s+(?:at|in|for|out\s+of)\b", re.I), "I am "),
+    (re.compile(r"^originally\s+from\b", re.I), "I am "),
+    (re.compile(r"^going\s+with\b", re.I), "we are "),
+    (
+        re.compile(
+            r"^been\s+(?:(?:totally|really|completely|so)\s+)?(?:obsessed|hooked|into)\b", re.I
+        ),
+        "{who} have ",
+    ),
 ]
 
 
@@ -252,7 +291,8 @@ def _with_subject(clause: str, who: str) -> str:
             lead = re.sub(r"^a\s+", "", clause, flags=re.I) if prefix == "I am a " else clause
             if prefix == "I am a " and words[0].lower() == "a":
                 lead = clause[2:]
-            return prefix.format(who=who) + lead
+            # The restored subject starts the sentence now: "Originally from..." is no name.
+            return prefix.format(who=who) + lead[:1].lower() + lead[1:]
     return clause
 
 

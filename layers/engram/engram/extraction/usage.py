@@ -10,7 +10,7 @@ import re
 
 from ..models import MemoryType
 from .common import ADV, WHO, XL, I, Step, make_fact, objects, own
-from .facts import ExtractedFact, Retraction, clean_object, object_id
+from .facts import ExtractedFact, Retraction, clean_object, object_id, slug
 from .lexicon import IDLE_OBJECTS, THINGS, is_known, known_term, subject_of
 from .text import restore
 
@@ -251,7 +251,8 @@ _HEAVY_USER = re.compile(
     I,
 )
 _PASSIVE = re.compile(
-    r"^(?:(?:all|both)\s+(?:of\s+)?(?:our\s+|my\s+|the\s+)?|(?:our|my|the)\s+)(?P<what>[\w\s/-]{1,40}?)\s+(?:is|are|was|were|"
+    r"^(?:(?:since|for|over|in)\s+[^,]{1,25}?,?\s+)?"
+    r"(?:(?:all|both)\s+(?:of\s+)?(?:our\s+|my\s+|the\s+)?|(?:our|my|the)\s+)(?P<what>[\w\s/-]{1,40}?)\s+(?:is|are|was|were|"
     r"has\s+been|have\s+been|gets|get)\s+(?:\w+\s+)?(?:built|powered|written|hosted|run|managed|"
     r"handled|done|deployed|stored|served|rendered|tested|tracked|kept|backed|made|developed|"
     r"driven|orchestrated|monitored|automated|generated|scheduled|processed|implemented|"
@@ -325,7 +326,50 @@ def _implicit(clause: str, replaced: str | None, fact: ExtractedFact) -> list[Re
     return []
 
 
+# "The plan is to call the app Tidewater", "the app will be called Lumen": a name chosen
+# for something of theirs, which a later name replaces.
+_NAMED_THING = (
+    r"(?P<thing>app|project|company|product|startup|repo|band|podcast|blog|game|site|website|"
+    r"channel|newsletter|library|package|shop|business|cat|dog|puppy|kitten|baby|boat|server)"
+)
+_NAMING = [
+    re.compile(
+        r"\b(?:call|name)\s+(?:the|our|my)\s+(?:new\s+)?" + _NAMED_THING + r"\s+"
+        r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)",
+        I,
+    ),
+    re.compile(
+        r"\b(?:the|our|my)\s+(?:new\s+)?"
+        + _NAMED_THING
+        + r"\s+(?:will\s+be|is\s+going\s+to\s+be|is|"
+        r"is\s+now|gets)\s+(?:called|named)\s+(?P<x>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)",
+        I,
+    ),
+]
+
+
+def _naming(clause: str) -> list[Step] | None:
+    for pattern in _NAMING:
+        match = pattern.search(clause)
+        if match is not None and own(clause, match.start()):
+            thing, name = match.group("thing").lower(), restore(match.group("x"))
+            fact = make_fact(
+                "decision",
+                E,
+                name,
+                f"name the {thing} {name}",
+                key=f"decision:name_of_{slug(thing)}",
+                exclusive=True,
+                subject=f"name_of_{slug(thing)}",
+            )
+            return [(fact, [])]
+    return None
+
+
 def read_decision(clause: str) -> list[Step] | None:
+    named = _naming(clause)
+    if named:
+        return named
     body, replaced = _with_instead(clause)
     olds = objects(replaced)
     for pattern in _DECISIONS:
