@@ -563,3 +563,24 @@ def test_statements_beside_questions_markers_and_restated_answers(text, contents
 )
 def test_labelled_lists_dropped_subjects_names_and_deadlines(text, contents):
     assert [f.content for f in extract_facts(text)] == contents
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        (
+            "Never mind, we ripped Prisma out yesterday and went with Drizzle.",
+            ["no longer uses Prisma", "go with Drizzle"],
+        ),
+        ("Sure, English it is.", []),
+        ("Also, I prefer answers with short code snippets.", ["answers with short code snippets"]),
+        ("I'm vegetarian and allergic to sesame.", ["is allergic to sesame", "is vegetarian"]),
+        ("We track bugs in Jira and chat in Slack.", ["uses Jira", "uses Slack"]),
+        ("I'm a postdoc in marine biology.", ["is a postdoc in marine biology"]),
+        ("I am a nurse in London.", ["is a nurse", "based in London"]),
+        ("I mostly play on a Steam Deck.", ["uses Steam Deck"]),
+        ("Already love Hades!", ["Hades"]),
+    ],
+)
+def test_particles_second_tasks_fields_and_dropped_subjects(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents

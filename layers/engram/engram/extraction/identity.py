@@ -585,7 +585,10 @@ _LANGUAGES = re.compile(
 # "I'm allergic to penicillin, latex and bee stings": one fact per allergy, each its own
 # (an allergy neither replaces a diet nor another allergy).
 _ALLERGIES = re.compile(
-    _ci(r"\bI\s+am\s+(?:also\s+|severely\s+|very\s+|mildly\s+|a\s+bit\s+)?allergic\s+to\s+")
+    _ci(
+        r"\bI\s+am\s+(?:[\w-]+\s+and\s+)?(?:also\s+|severely\s+|very\s+|mildly\s+|a\s+bit\s+)?"
+        r"allergic\s+to\s+"
+    )
     + r"(?P<x>[^;:!?\n]+)"
 )
 _ALLERGY_TAIL = re.compile(r"\s*,?\s+(?:so|which|and\s+(?:I|it)|but|because)\b.*$", I)
@@ -664,6 +667,9 @@ def read_identity(clause: str) -> list[Step] | None:
                 continue
             if aspect == "diet":
                 value = value.lower()
+            field = re.match(r"\s+in\s+([a-z][a-z\s-]{2,40}?)\s*$", clause[span[1] :])
+            if aspect == "role" and field:
+                value = f"{value} in {field.group(1)}"  # "a postdoc in marine biology"
             article = "an" if value[:1].lower() in "aeiou" else "a"
             taken.append(span)
             fact = make_fact(

@@ -209,7 +209,7 @@ _RULES = [
     re.compile(
         r"\bI\s+(?:would\s+(?:like|prefer|rather\s+have)|want|prefer|need|like|expect)\s+"
         r"(?P<x>(?:more\s+|less\s+|much\s+|really\s+)?(?:[\w-]+\s+){0,3}?(?:answers|responses|"
-        r"replies|explanations|code\s+examples))\b",
+        r"replies|explanations|code\s+examples)(?:\s+(?:with|in|that|without)\s+[^,;:!?\n]+)?)",
         I,
     ),
     re.compile(r"^no\s+(?P<x>(?:" + _STYLE_NOUNS + r")(?:\s+please)?)$", I),

@@ -16,6 +16,7 @@ __all__ = [
     "NON_OBJECTS",
     "PEOPLE",
     "POINTER_DETERMINERS",
+    "SPOKEN_LANGUAGE",
     "THINGS",
     "canonical",
     "is_known",
@@ -384,4 +385,10 @@ THINGS = (
     r"notes|tasks|tickets|issues|docs|documentation|designs|assets|videos|photos|tool|tools|"
     r"blog|newsletter|shop|storefront|store|portfolio|homelab|home\s+lab|cluster|home\s+server|"
     r"nas|platform|product|bot|extension|plugin|game)"
+)
+# Languages people speak: "English it is" chooses how to answer, not a tool.
+SPOKEN_LANGUAGE = re.compile(
+    r"^(?:english|spanish|french|german|italian|portuguese|dutch|turkish|indonesian|malay|chinese|"
+    r"mandarin|japanese|korean|arabic|hindi|russian|polish|swedish|norwegian|danish|finnish|greek)\b",
+    re.IGNORECASE,
 )

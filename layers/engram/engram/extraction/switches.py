@@ -7,7 +7,7 @@ import re
 from ..models import MemoryType
 from .common import WHO, XL, I, Step, activity, make_fact, objects, own
 from .facts import USAGE, Retraction, clean_object, object_id
-from .lexicon import THINGS, known_term
+from .lexicon import SPOKEN_LANGUAGE, THINGS, known_term
 from .text import restore
 
 __all__ = ["read_switch"]
@@ -89,9 +89,10 @@ _NOT_ANYMORE = re.compile(
     r"for\s+(?:me|us))\b",
     I,
 )
-_SPOKEN = re.compile(
-    r"^(?:english|spanish|french|german|italian|portuguese|dutch|turkish|indonesian|malay|chinese|"
-    r"mandarin|japanese|korean|arabic|hindi|russian|polish|swedish)\b",
+# "We ripped Prisma out": the particle after the tool.
+_RIPPED_OUT = re.compile(
+    WHO + r"(?:\s+have|\s+just|\s+finally)*\s+(?:ripped|pulled|tore|torn|threw|thrown|kicked|"
+    r"phased|took|taken|yanked|swapped)\s+(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+out\b",
     I,
 )
 _QUIT_HABIT = re.compile(
@@ -192,7 +193,7 @@ def read_switch(clause: str) -> list[Step] | None:
         new = clean_object(match.group("new"))
         if match.group("state") and not known_or_named(re.sub(r"^\w+\s+", "", new) or new):
             new = ""  # "I'm back to normal"
-        if _SPOKEN.match(new):
+        if SPOKEN_LANGUAGE.match(new):
             new = ""  # "switch back to English": how to answer, an instruction
         if new:
             fact = make_fact("decision", E, new, f"go back to {new}", exclusive=True)
@@ -204,6 +205,9 @@ def read_switch(clause: str) -> list[Step] | None:
         return _switch_steps(match.group("old"), match.group("new"), decided=False) or None
     match = _GONE.search(clause)
     if match is not None and known_or_named(match.group("x")):
+        return _no_longer(match.group("x")) or None
+    match = _RIPPED_OUT.search(clause)
+    if match is not None and own(clause, match.start()):
         return _no_longer(match.group("x")) or None
     match = _QUIT_HABIT.search(clause)
     if match is not None and own(clause, match.start()):

@@ -58,7 +58,8 @@ _JOINS = re.compile(
     r"\s*;\s*|,\s+(?:but|yet|though|however|whereas)\s+"
     r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus)\s+"
     r"(?=(?:just\s+|recently\s+|then\s+|now\s+)?(?:switched|moved|migrated|relocated|joined|"
-    r"started|quit|dropped|stopped|left|picked|chose|settled|ditched|replaced)\b)"
+    r"started|quit|dropped|stopped|left|picked|chose|settled|ditched|replaced|went\s+with|"
+    r"went\s+for)\b)"
     r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
     r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|we'll|saya|kami|aku)\s+(?!mean\b|guess\b|think\b))"
@@ -248,7 +249,7 @@ _NO_SUBJECT = [
     ),
     (
         re.compile(
-            r"^(?:(?:really|totally|absolutely|honestly)\s+)?(?:love|like|hate|dislike|"
+            r"^(?:(?:really|totally|absolutely|honestly|already|still|also)\s+)?(?:love|like|hate|dislike|"
             r"prefer|enjoy|adore|can't\s+stand|cannot\s+stand|can't\s+get\s+enough\s+of|"
             r"cannot\s+get\s+enough\s+of)\s+"
             r"(?!(?:I|you|we|he|she|they|that|this|it|a\s+lot|said)\b)",

@@ -11,7 +11,7 @@ import re
 from ..models import MemoryType
 from .common import ADV, WHO, XL, I, Step, make_fact, objects, own
 from .facts import ExtractedFact, Retraction, clean_object, object_id, slug
-from .lexicon import IDLE_OBJECTS, THINGS, is_known, known_term, subject_of
+from .lexicon import IDLE_OBJECTS, SPOKEN_LANGUAGE, THINGS, is_known, known_term, subject_of
 from .text import restore
 
 __all__ = ["read_decision", "read_tools"]
@@ -226,8 +226,8 @@ _THING_MOVING = re.compile(
 )
 _TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w|^[A-Z]{2,}$")
 _RUN_X = re.compile(
-    r"\bI\s+(?:always\s+|usually\s+|now\s+)?(?:run|am\s+running|daily-drive|use|reach\s+for|type\s+on|"
-    r"work\s+on|code\s+on)\s+" + XL,
+    r"\bI\s+(?:always\s+|usually\s+|now\s+|mostly\s+|mainly\s+)?(?:run|am\s+running|daily-drive|use|"
+    r"reach\s+for|type\s+on|work\s+on|code\s+on|play\s+on|game\s+on|edit\s+on|write\s+on)\s+" + XL,
     I,
 )
 # "Obsidian is where I keep everything".
@@ -453,7 +453,7 @@ def read_decision(clause: str) -> list[Step] | None:
         ]
     match = _IT_IS.search(body)
     if match is not None:
-        found = objects(match.group("x"))
+        found = [o for o in objects(match.group("x")) if not SPOKEN_LANGUAGE.match(o)]
         if found:
             fact = make_fact("decision", E, found[0], f"go with {found[0]}", exclusive=True)
             return [(fact, _retracting(olds, fact))]
@@ -513,13 +513,22 @@ _WITH_FOR = re.compile(
 )
 
 
+# "We track bugs in Jira and chat in Slack": a second tool for a second task.
+_AND_TASK = re.compile(
+    r"\s+and\s+(?:also\s+)?" + _TASK_VERBS + r"(?:s|es|ed|d|ing)?\s+(?:[\w'-]+\s+){0,3}?"
+    r"(?:in|on|with|via|using|through)\s+(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)"
+)
+
+
 def read_tools(clause: str) -> list[Step] | None:
     steps = _read_tools(clause)
-    match = _WITH_FOR.search(clause)
-    if steps and match is not None:
-        steps += [
-            (make_fact("tech_preference", F, o, f"uses {o}"), []) for o in objects(match.group("x"))
-        ]
+    for extra in (_WITH_FOR, _AND_TASK):
+        match = extra.search(clause)
+        if steps and match is not None:
+            steps += [
+                (make_fact("tech_preference", F, o, f"uses {o}"), [])
+                for o in objects(match.group("x"))
+            ]
     return steps
 
 
