@@ -44,6 +44,7 @@ _FILES = {
     "unseen": ("extraction_unseen.jsonl", "extraction_unseen_scenarios.json"),
     "fresh": ("extraction_fresh.jsonl", "extraction_fresh_scenarios.json"),
     "final": ("extraction_final.jsonl", "extraction_final_scenarios.json"),
+    "sealed": ("extraction_sealed.jsonl", "extraction_sealed_scenarios.json"),
 }
 _NEGATIVE_CATEGORIES = ("preference", "tech_preference")
 
@@ -287,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         "(F1 0.653 before); blind: written after both, then tuned on (F1 0.943, 5/20 "
         "scenarios before); unseen: written by a helper who never saw the rules, then tuned on "
         "(F1 0.757, 0.832 any category, 9/20 scenarios before); fresh: a second helper's, "
-        "then tuned on (F1 0.769, 0.824, 14/25 before); final: a third helper's, never tuned on",
+        "then tuned on (F1 0.769, 0.824, 14/25 before); final: a third helper's, then tuned on "
+        "(F1 0.844, 0.866, 8/25 before); sealed: a fourth helper's, never tuned on",
     )
     args = parser.parse_args(argv)
     cases_file, scenarios_file = _FILES[args.set]
