@@ -29,6 +29,7 @@ __all__ = ["ASSISTANT_PREFIX", "Learned", "fact_items", "learn"]
 
 # Keys of facts the assistant stated: never the same memory as the user's fact.
 ASSISTANT_PREFIX = "assistant:"
+_FUNCTION_WORDS = frozenset("the a an my our your their his her of to for on in at".split())
 # Categories whose facts state a limit or a target, which a new figure replaces.
 _LIMITS = ("requirement", "constraint")
 
@@ -155,7 +156,14 @@ def _resolve_implicit(
             for m in history.live_about(owner, "", retraction.categories, source)
             if new is None or same_kind or m.metadata.get("object") != new.object
         ]
-        hits = [m for m in earlier if extraction.mentions(str(m.metadata.get("object", "")))]
+        if retraction.words:
+            # "three questions instead of five": the instruction that says "five", if any;
+            # never merely the latest ("single quotes instead of double" is new).
+            said = content_stems(retraction.words) - _FUNCTION_WORDS
+            hits = [m for m in earlier if said & content_stems(m.content)]
+            earlier = []
+        else:
+            hits = [m for m in earlier if extraction.mentions(str(m.metadata.get("object", "")))]
         for memory in hits or earlier[:1]:
             about = str(memory.metadata.get("object", ""))
             if about:
@@ -200,14 +208,17 @@ def _retract(
 ) -> Removed:
     retired = Removed()
     found = history.live_about(owner, retraction.about, retraction.categories, source)
-    if retraction.categories == ("pattern",) and retraction.about:
+    if retraction.categories == ("pattern",) and retraction.words:
         # "We moved the newsletter to Thursdays" names the activity by its object, where
-        # "we send the newsletter every Monday" was keyed by its verb: its words count.
+        # "we send the newsletter every Monday" was keyed by its verb: a habit whose words
+        # after its verb hold every word of the moved thing is the same habit ("the dog
+        # training class moved" leaves "walk the dog every morning").
         named = {f.id for f in found}
+        wanted = content_stems(retraction.words) - _FUNCTION_WORDS
         found += [
             f
             for f in history.live_about(owner, "", ("pattern",), source)
-            if f.id not in named and retraction.about in content_stems(f.content)
+            if f.id not in named and wanted and wanted <= content_stems(f.content.split(" ", 1)[-1])
         ]
     for fact in found:
         if fact.id == stored_id or fact.metadata.get("polarity") == "negative":

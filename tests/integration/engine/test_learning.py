@@ -207,13 +207,10 @@ def test_a_liking_that_lapsed_retires_the_likings_of_the_same_activity(engine):
     assert live(engine) == {"dislikes running", "Python"}
 
 
-def test_leaving_an_employer_and_restating_a_limit_retire_the_old_facts(engine):
-    say(engine, "I work at Deloitte.")
-    say(engine, "I left Deloitte, I'm at Monzo now.")
-    assert live(engine) == {"works at Monzo"}
+def test_a_restated_limit_and_indentation_rule_retire_the_old_ones(engine):
     say(engine, "Max file size for uploads is 10 MB.")
     say(engine, "Correction: uploads can go up to 50 MB.")
-    assert live(engine) == {"works at Monzo", "uploads limited to 50 MB"}
+    assert live(engine) == {"uploads limited to 50 MB"}
     say(engine, "Use tabs for indentation in any code you write for me.")
     say(engine, "Scratch that, use 2 spaces for indentation.")
     assert "use 2 spaces for indentation" in live(engine)
@@ -260,3 +257,33 @@ def test_a_new_name_for_the_app_replaces_the_old_one(engine):
     say(engine, "The plan is to call the app Tidewater.")
     say(engine, "Change of plan, the app will be called Lumen.")
     assert live(engine) == {"name the app Lumen"}
+
+
+def test_narrower_or_unrelated_statements_retire_nothing(engine):
+    """What a reviewer found retiring real facts: each of these leaves them alone."""
+    say(engine, "My name is Anna.")
+    say(engine, "I'm a software engineer.")
+    say(engine, "I live in Lyon.")
+    say(engine, "The API must respond in under 200 ms.")
+    say(engine, "The page must load in under 3 seconds.")
+    say(engine, "Always write code examples in TypeScript.")
+    say(engine, "Always use British spelling.")
+    say(engine, "We send the newsletter every Monday.")
+    say(engine, "I walk the dog every morning.")
+    before = live(engine)
+    for text in (
+        "Click here, then hit save.",
+        "I run a small team.",
+        "I work as hard as I can.",
+        "I'm a feminist.",
+        "Paris is home to the Louvre.",
+        "It's spelled Kubernetes, not Kubernates.",
+        "The search API must respond in under 500 ms.",
+        "The login page must load in under 1 second.",
+        "Give me examples for Python.",
+        "Use single quotes for strings instead of double quotes.",
+        "The dog training class moved to Saturday.",
+        "I left Lyon for a weekend trip to Rome.",
+    ):
+        say(engine, text)
+    assert before <= live(engine), before - live(engine)

@@ -87,6 +87,9 @@ class Retraction:
     # "We'll use ECharts instead": what is replaced goes unnamed; it is the earlier fact
     # the message mentions ("Chart.js struggles with heatmaps"), else the latest one.
     implicit: bool = False
+    # The words that name what is retired ("the newsletter"), when they are not its verb:
+    # a habit keyed by its verb ("send the newsletter every Monday") is found by them.
+    words: str = ""
 
 
 @dataclass

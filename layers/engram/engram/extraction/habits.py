@@ -132,7 +132,9 @@ _EVENT_MOVED = re.compile(
 )
 # "Deploys are on Thursdays now": something done on a day.
 _ON_DAY = re.compile(
-    r"^(?:our\s+|my\s+|the\s+)?(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:now\s+)?(?:on\s+)?"
+    r"^(?:our\s+|my\s+|the\s+)?(?P<x>(?:[\w-]+\s+)?(?:deploys|deployments|releases|newsletters?|standups?|"
+    r"meetings|reviews|retros|syncs|demos|backups|lessons|classes|practices|trainings|runs|swims|"
+    r"workouts|shifts|office\s+hours))\s+(?:is|are)\s+(?:now\s+)?(?:on\s+)?"
     r"(?P<when>(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s)(?P<now>\s+now)?$",
     I,
 )
@@ -141,6 +143,45 @@ _KEPT_FOR = re.compile(
     r"^(?:my\s+|our\s+)?(?P<when>mornings|afternoons|evenings|nights|weekends|weekdays|lunchtimes|"
     r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\s+(?:are|is)\s+(?:now\s+)?"
     r"(?:for|reserved\s+for|kept\s+for|set\s+aside\s+for|blocked\s+(?:off\s+)?for)\s+(?P<x>[^,;:!?\n]+)",
+    I,
+)
+# Events that recur by their nature; others recur only when the time says so ("every
+# Tuesday", "on Fridays", "each morning"), and a date or "today" makes them one-offs.
+_RECURRING_EVENT = re.compile(
+    r"\b(?:standup|stand-up|retro|retrospective|sync|release\s+day|deploy\s+day|one-on-one|1:1|"
+    r"check-in|planning|shifts)\b",
+    I,
+)
+_RECURRENCE = re.compile(
+    r"\b(?:every|each|daily|weekly|monthly|weekdays?|weekends?|(?:monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)s|mornings|evenings|afternoons|nights)\b",
+    I,
+)
+_ONE_OFF_TIME = re.compile(
+    r"\b(?:today|tomorrow|tonight|yesterday|this\s+(?:week|morning|afternoon|evening|time)|"
+    r"next\s+(?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"imagine|suppose)\b",
+    I,
+)
+
+
+def _once(clause: str) -> bool:
+    """Whether a time in ``clause`` makes it a one-off ("starting this week" does not)."""
+    rest = re.sub(r"\b(?:starting|from|as\s+of|beginning)\s+this\s+week\b", "", clause, flags=I)
+    return _ONE_OFF_TIME.search(rest) is not None
+
+
+# A time of day alone tells of once ("I called my mom in the morning", "I can call you
+# in the morning") unless the verb is in the present and nothing makes it a one-off.
+_DAYPART = re.compile(
+    r"^(?:(?:late|early)\s+)?(?:at\s+night|in\s+the\s+(?:morning|evening|afternoon)s?)|"
+    r"^(?:right\s+|straight\s+)?(?:after|before|when)\s+I\b",
+    I,
+)
+_PAST_OR_MODAL = re.compile(
+    r"^(?:\w+ed|went|got|woke|ate|saw|did|had|made|took|came|ran|wrote|read|met|left|felt|"
+    r"thought|found|gave|told|sent|spent|bought|brought|caught|slept|swam|drove|rode|flew|"
+    r"can|could|will|would|might|may|should|am\s+going\s+to)\b",
     I,
 )
 # "... so I swim on Tuesdays at 8 pm now": a habit restated as changed.
@@ -154,7 +195,7 @@ def _event(clause: str) -> list[Step] | None:
         if what and what.lower() not in ("i", "we", "it", "they", "you"):
             when = restore(match.group("when"))
             fact = make_fact("pattern", F, what, f"{what} on {when}", about=activity(what))
-            ended = [Retraction(fact.object, ("pattern",), replaced_by=fact)]
+            ended = [Retraction(fact.object, ("pattern",), replaced_by=fact, words=what)]
             return [(fact, ended if match.group("now") else [])]
     match = _KEPT_FOR.search(clause)
     if match is not None:
@@ -171,13 +212,22 @@ def _event(clause: str) -> list[Step] | None:
         when = restore(match.group("when")).strip()
         if not what:
             return None
+        if _once(clause) or not (_RECURRING_EVENT.search(what) or _RECURRENCE.search(when)):
+            return None  # "my appointment is at 10am", "the meeting is at 3 today": once
         if re.match(r"\d|noon\b|midnight\b", when, I):
             when = f"at {when}"
         elif re.match(_DAY, when, I):
             when = f"on {when}"
         fact = make_fact("pattern", F, what, f"{what} {when}".strip(), about=activity(what))
         moved = pattern is _EVENT_MOVED or _NOW.search(clause) is not None
-        return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact)] if moved else [])]
+        return [
+            (
+                fact,
+                [Retraction(fact.object, ("pattern",), replaced_by=fact, words=what)]
+                if moved
+                else [],
+            )
+        ]
     return None
 
 
@@ -188,11 +238,11 @@ def read_habit(clause: str) -> list[Step] | None:
     match = _MOVED_TO.search(clause)
     if match is not None and own(clause, match.start()):
         # "I've moved my swims to Wednesday evenings": the same activity, a new time.
-        what = clean_object(match.group("x"))
+        what = clean_object(re.sub(r"\s+from\s+\w+$", "", match.group("x")))
         when = restore(match.group("when")).strip()
         if what:
             fact = make_fact("pattern", F, what, f"{what} on {when}", about=activity(what))
-            return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact)])]
+            return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact, words=what)])]
     for pattern in _RULES:
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
@@ -205,6 +255,9 @@ def read_habit(clause: str) -> list[Step] | None:
         adverb = re.sub(r"\s+", " ", (groups.get("adv") or "").lower())
         lead = re.sub(r"\s+", " ", (groups.get("lead") or "").lower())
         when = restore(re.sub(r"\s+", " ", (groups.get("when") or "")))
+        daypart = when and not adverb and not lead and _DAYPART.match(when)
+        if daypart and (_PAST_OR_MODAL.match(obj) or _once(clause)):
+            return None
         content = f"{obj} {when}" if when else f"{adverb or lead} {obj}".strip()
         negative = adverb in ("never", "rarely", "seldom", "almost never", "hardly ever")
         gerund = re.match(r"^([A-Z]?[a-z]+ing)\s", clause)

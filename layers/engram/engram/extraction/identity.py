@@ -10,7 +10,8 @@ import re
 
 from ..models import MemoryType
 from .common import I, Step, make_fact, objects, own
-from .facts import Retraction, clean_object, object_id, slug
+from .facts import clean_object, slug
+from .lexicon import is_known
 from .text import restore
 
 __all__ = ["read_identity"]
@@ -39,9 +40,13 @@ _ROLES = (
 # Roles named by a suffix the list does not hold ("a bioinformatician", "a pianist").
 _NOT_ROLES = (
     r"vegetarian|christian|optimist|pessimist|perfectionist|realist|idealist|minimalist|"
-    r"introvert|extrovert|utilitarian|libertarian|egalitarian|contrarian|humanitarian"
+    r"introvert|extrovert|utilitarian|libertarian|egalitarian|contrarian|humanitarian|feminist|"
+    r"atheist|socialist|communist|capitalist|buddhist|narcissist|completionist|tourist|activist|"
+    r"purist|hedonist|loyalist|nationalist|moralist|centrist|leftist|pacifist|populist|"
+    r"specialist|finalist|comedian|guardian|civilian|median|custodian|thespian"
 )
-_SUFFIX_ROLE = rf"(?P<x>(?!(?:{_NOT_ROLES})\b)[a-z]{{4,}}(?:ician|ologist|ist|ian))"
+# Lower case only: "I'm a Canadian" is a nationality, not a job.
+_SUFFIX_ROLE = rf"(?P<x>(?!(?:{_NOT_ROLES})\b)(?-i:[a-z]{{4,}}(?:ician|ologist|ist|ian)))"
 _ROLE = rf"(?P<x>(?:[\w+#./]+[\s-]+){{0,4}}?(?:{_ROLES})s?(?:[\s-]+(?:{_ROLES})s?\b)?)"
 _ZONE = (
     r"(?P<x>[A-Z][a-z]+/[A-Z][\w/]+|UTC\s*[+-]\s*\d{1,2}(?::\d\d)?|GMT\s*[+-]\s*\d{1,2}|"
@@ -85,7 +90,8 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(
             r"^(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
             + _ci(
-                r"\s+is\s+where\s+I\s+(?:have\s+)?(?:work|worked|been\s+working|am\s+working|work\s+now)\b"
+                r"\s+is\s+where\s+I\s+(?:work|have\s+worked|have\s+been\s+working|am\s+working)"
+                r"(?=\s*(?:$|,|\s+now\b|\s+for\s+(?:the\s+)?(?:past|last)\b|\s+since\b))"
             )
         ),
         "works at {x}",
@@ -93,9 +99,14 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     (
         "employer",
         re.compile(
-            _ci(r"\bI\s+(?:have\s+been|have\s+worked|am\s+now|have\s+now\s+been)\s+at\s+")
+            _ci(r"\bI\s+(?:have\s+been|have\s+worked|have\s+now\s+been)\s+at\s+")
             + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
-            + _ci(r"(?=\s+(?:for|since)\b)")
+            # "for four years", "since 2019": a job; "for three hours" is a visit.
+            + _ci(
+                r"(?=\s+(?:for\s+(?:(?:the\s+)?(?:past|last)\s+)?(?:\w+\s+)?(?:years?|months?)|"
+                r"since\s+(?:\d{4}|january|february|march|april|may|june|july|august|september|"
+                r"october|november|december|last\s+year))\b)"
+            )
         ),
         "works at {x}",
     ),
@@ -103,7 +114,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         "employer",
         re.compile(
             _ci(
-                r"\b(?:we|they)\s+(?:have\s+|just\s+)?(?:renamed|rebranded)\s+(?:the|our|my)\s+"
+                r"\bwe\s+(?:have\s+|just\s+)?(?:renamed|rebranded)\s+(?:the|our|my)\s+"
                 r"(?:company|startup|business|firm|agency|studio)\s+(?:to|as)\s+"
             )
             + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
@@ -113,20 +124,13 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     (
         "role",
         re.compile(
-            _ci(r"\bI\s+(?:currently\s+|now\s+)?work\s+as\s+(?:an?\s+|the\s+)?")
-            + r"(?P<x>[\w\s-]{2,40}?)"
+            _ci(r"\bI\s+(?:currently\s+|now\s+)?work\s+as\s+(?:an?\s+|the\s+)")
+            + r"(?P<x>(?:(?!with\b|for\b|at\b|in\b|and\b)[\w-]+\s+){0,3}?(?:"
+            + _ROLES
+            + r"|[a-z]+(?:er|or|ist|ian|ant|eer))s?)"
             + _ci(r"(?=\s+(?:at|in|for|since)\b|$|,)")
         ),
         "is {a} {x}",
-    ),
-    (
-        "employer",
-        re.compile(
-            _ci(r"^I\s+am\s+(?:now\s+)?at\s+")
-            + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
-            + _ci(r"\s+now$")
-        ),
-        "works at {x}",
     ),
     (
         "name",
@@ -158,7 +162,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
             r"^"
             + _ci(r"(?:(?:hi|hey|hello),?\s+)?(?:(?:all|there|everyone|folks|team),?\s+)?")
             + r"(?P<x>[A-Z][\w'\-]+)"
-            + _ci(r"\s+here(?=\s*(?:$|[,!.]\s*(?:hi|hey|hello)?\b))")
+            + _ci(r"\s+here(?=\s*(?:$|[,!.]\s*(?:hi|hey|hello|hiya)\b))")
         ),
         "name is {x}",
     ),
@@ -368,7 +372,8 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
             + _PLACE
             + _ci(
                 r"\s+is\s+(?:now\s+)?(?:where\s+(?:I|we)\s+(?:live|am\s+based|are\s+based|"
-                r"reside|call\s+home|am\s+living|are\s+living)|(?:my|our)\s+home|home)\b"
+                r"reside|call\s+home|am\s+living|are\s+living)|(?:my|our)\s+home|home)"
+                r"(?=\s*(?:$|,|\s+now\b|\s+(?:for|to)\s+(?:me|us)\b))"
             )
         ),
         "lives in {x}",
@@ -535,7 +540,9 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "age",
-        re.compile(r"\bI\s+am\s+(?P<x>\d{1,3})\s+(?:as\s+of|since|not\s+\d{1,3})\b", I),
+        re.compile(
+            r"\bI\s+am\s+(?P<x>\d{1,3})\s+(?:as\s+of\b|since\b|not\s+\d{1,3}(?=\s*(?:$|,|\.)))", I
+        ),
         "is {x} years old",
     ),
     (
@@ -548,7 +555,8 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(
             _ci(r"\bI\s+am\s+(?:currently\s+|now\s+)?doing\s+(?:a|my)\s+")
             + r"(?P<x>(?i:phd|ph\.d\.|doctorate|master'?s|msc|mba|bachelor'?s|degree|masters|"
-            r"postdoc|apprenticeship|residency)(?:\s+(?:in|on)\s+[\w\s-]{2,40})?)"
+            r"postdoc|apprenticeship|residency)(?:\s+(?:in|on)\s+(?!the\b)[\w\s-]{2,40})?)"
+            + _ci(r"(?=\s*(?:$|,|\s+at\b))")
         ),
         "doing a {x}",
     ),
@@ -558,11 +566,12 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(r"^" + _ci(r"I\s+am\s+") + r"[A-Z][\w'-]+,\s+(?P<x>\d{1,3})(?=\s*(?:,|$))"),
         "is {x} years old",
     ),
+    # Leading a team is beside the role ("a software engineer who leads the API team").
     (
-        "role",
+        "team",
         re.compile(
-            _ci(r"\bI\s+(?:now\s+)?(?:lead|manage|run|head|coordinate)\s+(?:the\s+|a\s+|our\s+)?")
-            + r"(?P<x>[\w\s&-]{1,30}?\s+(?i:team|department|group|division|lab|squad))\b"
+            _ci(r"\bI\s+(?:now\s+)?(?:lead|manage|head|coordinate)\s+(?:the|our|a)\s+")
+            + r"(?P<x>(?:[\w&-]+\s+){0,3}?(?i:team|department|division|lab|squad))\b"
         ),
         "leads the {x}",
     ),
@@ -572,7 +581,9 @@ _NOT_NAMES = frozenset(
     "just also still going trying working looking thinking learning using building so very "
     "really in on at from a an the excited afraid confused curious interested stuck same "
     "nothing everything something someone everyone anyone nobody none it this that "
-    "me us we they he she you there where what which".split()
+    "me us we they he she you there where what which click sign start stop look go come put "
+    "paste type enter read check see wait sit stand stay right over down up more less tap "
+    "scroll drop press hit originally mom mum dad mother father grandma grandpa nan nana".split()
 )
 
 
@@ -612,6 +623,8 @@ def _allergies(clause: str) -> list[Step]:
     match = _ALLERGIES.search(clause)
     if match is None or not own(clause, match.start()):
         return []
+    if re.search(r"\b(?:think|might|maybe|probably|wonder|suspect)\b", clause[: match.start()], I):
+        return []  # "I think I'm allergic to cats": a worry, not yet a fact
     return allergy_facts(match.group("x"))
 
 
@@ -626,31 +639,15 @@ def _languages(clause: str) -> list[Step]:
         name = re.sub(
             r"^(?i:a\s+(?:bit|little)\s+of|some|basic|fluent|conversational)\s+", "", item
         )
-        if not name[:1].isupper():
-            continue
+        if not name[:1].isupper() or is_known(name.split()[0]):
+            continue  # "I speak Python fluently": a tool, not a language spoken
         fact = make_fact("identity", F, name, f"speaks {item}", key=f"identity:speaks_{slug(name)}")
         steps.append((fact, []))
     return steps
 
 
-# "I left Deloitte": where the user was is no longer where they are.
-_LEFT = re.compile(
-    _ci(r"\bI\s+(?:have\s+|just\s+|finally\s+)*(?:left|quit)\s+")
-    + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
-    + _ci(r"(?=\s*(?:$|,|\s+(?:last|in|this|after|for|and|a\s+few)\b))")
-)
-
-
-def _left(clause: str) -> list[Step]:
-    match = _LEFT.search(clause)
-    if match is None or not own(clause, match.start()):
-        return []
-    about = object_id(restore(match.group("x")))
-    return [(None, [Retraction(about, ("identity",))])]
-
-
 def read_identity(clause: str) -> list[Step] | None:
-    steps: list[Step] = _languages(clause) + _left(clause) + _allergies(clause)
+    steps: list[Step] = _languages(clause) + _allergies(clause)
     taken: list[tuple[int, int]] = []
     for aspect, pattern, template in _RULES:
         for match in pattern.finditer(clause):
@@ -660,6 +657,8 @@ def read_identity(clause: str) -> list[Step] | None:
             value = restore(match.group("x")).strip(" .")
             value = re.sub(r"\s+(?:now|currently|these\s+days|anymore|today)$", "", value, flags=I)
             if aspect in ("name", "location") and value.split()[0].lower() in _NOT_NAMES:
+                continue
+            if aspect == "name" and is_known(value):  # "it's spelled Kubernetes": no name
                 continue
             if aspect in ("employer", "role") and not clean_object(value):
                 continue

@@ -108,7 +108,7 @@ _RULES = [
     # "Give shell commands for fish, not bash": answers for a named tool.
     re.compile(
         r"^(?:please\s+)?(?P<x>(?:give|show|write|use)\s+(?:me\s+)?(?:[\w-]+\s+)?(?:commands?|"
-        r"snippets?|examples?|code|scripts?)\s+(?:for|in)\s+(?P<tool>[\w.+#-]+)\b.*)$",
+        r"scripts?)\s+(?:for|in)\s+(?P<tool>[\w.+#-]+)\b.*)$",
         I,
     ),
     # "Give me the code first and the explanation after".
@@ -333,10 +333,27 @@ _INSTEAD_TAIL = re.compile(
 )
 
 
+# "Use tabs in this file", "answer in French for this one", "short answers are fine for
+# this question": said for now, not from now on.
+_FOR_NOW = re.compile(
+    r"\b(?:this|that)\s+(?:one|file|time|question|answer|case|example|snippet|message|chat|"
+    r"conversation|script|function|project|reply|request)\b|\bhere\b|\bfor\s+now\b|"
+    r"\bright\s+now\b|\bjust\s+this\b|\bthis\s+to\s+my\b",
+    I,
+)
+
+
 def read_instruction(clause: str) -> list[Step] | None:
+    if _FOR_NOW.search(clause) and not re.search(STANDING, clause, I):
+        return None
     clause = _LEAD.sub("", clause)
     # "make it three questions instead of five": it replaces the instruction it names.
-    replaces = _INSTEAD_TAIL.search(clause) is not None
+    instead = _INSTEAD_TAIL.search(clause)
+    replaced = (
+        re.sub(r"^\s*(?:instead\s+of|rather\s+than)\s+", "", instead.group(0), flags=I)
+        if instead
+        else ""
+    )
     clause = _INSTEAD_TAIL.sub("", clause)
     for pattern in _RULES:
         match = pattern.search(clause)
@@ -380,7 +397,10 @@ def read_instruction(clause: str) -> list[Step] | None:
             exclusive=True,
             subject=aspect,
         )
-        if replaces:
-            return [(fact, [Retraction("", ("instruction",), replaced_by=fact, implicit=True)])]
+        if replaced:
+            ended = Retraction(
+                "", ("instruction",), replaced_by=fact, implicit=True, words=replaced
+            )
+            return [(fact, [ended])]
         return [(fact, [])]
     return None

@@ -240,6 +240,20 @@ _TAXONOMY: dict[str, dict[str, tuple[str, ...]]] = {
         "hangfire": ("hangfire",),
         "temporal": ("temporal",),
     },
+    "collaboration": {
+        "jira": ("jira",),
+        "confluence": ("confluence",),
+        "trello": ("trello",),
+        "asana": ("asana",),
+        "notion": ("notion",),
+        "slack": ("slack",),
+        "microsoft_teams": ("microsoft teams", "ms teams", "teams"),
+        "zoom": ("zoom",),
+        "outlook": ("outlook",),
+        "sharepoint": ("sharepoint",),
+        "basecamp": ("basecamp",),
+        "linear": ("linear",),
+    },
     "version_control": {
         "git": ("git",),
         "mercurial": ("mercurial", "hg"),
@@ -280,7 +294,8 @@ _ALIAS_PATTERN = re.compile(
 _CASE_SENSITIVE = frozenset(
     "go swift dart ruby julia solid next remix astro ember express nest rails spring "
     "phoenix gin fiber oracle fly render cursor helix nano arch bun node poetry mocha jest "
-    "nomad zed hg rush pants bull temporal celery turbo".split()
+    "nomad zed hg rush pants bull temporal celery turbo notion slack teams zoom outlook "
+    "linear".split()
 )
 
 

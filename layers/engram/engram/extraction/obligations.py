@@ -98,8 +98,8 @@ _LIMITED_TO = [
         I,
     ),
     re.compile(
-        r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{1,40}?)\s+can\s+(?:now\s+)?(?:go|be|take|use|"
-        r"reach|run)\s+(?:up\s+to|as\s+(?:much|long|high)\s+as)\s+" + _FIGURE,
+        r"^(?!(?:a|an)\s)(?:the\s+|our\s+|my\s+)?(?P<np>(?-i:[a-z])[\w\s-]{0,39}?)\s+can\s+(?:now\s+)?"
+        r"(?:go|be|take|use|reach)\s+(?:up\s+to|as\s+(?:much|long|high)\s+as)\s+" + _FIGURE,
         I,
     ),
 ]
@@ -109,7 +109,7 @@ _SET_TO = re.compile(
     r"(?:^|\bto\s+|\b(?=(?:raised|lowered|increased|reduced|bumped|cut|dropped|changed|set)\b))"
     r"(?:please\s+)?(?:make|set|change|raise|lower|bump|increase|reduce|drop|cut|up|stretch|raised|"
     r"lowered|increased|reduced|bumped|dropped|changed)\s+(?:the|my|our)\s+(?P<np>[\w\s-]{0,30}?(?:budget|cap|limit|ceiling|maximum|"
-    r"max|allowance|quota|timeout|memory|size|spend))\s+(?:to\s+|at\s+)?"
+    r"max|allowance|quota|spend))\s+(?:to\s+|at\s+)?"
     r"(?P<x>[$€£¥]?" + _NUMBER + r"(?:\s?(?:%|[a-zA-Z]+))?)",
     I,
 )
@@ -127,25 +127,36 @@ _CAN_ONLY = re.compile(
 )
 # "The VPS only has 1 GB of RAM", "I only have about 45 minutes a day to study".
 _ONLY_HAS = re.compile(
-    r"^(?:on\s+(?:weekdays|weekends|workdays|school\s+nights)\s*,?\s+)?"
+    r"^(?P<lead>on\s+(?:weekdays|weekends|workdays|school\s+nights)\s*,?\s+)?"
     r"(?P<np>(?:the\s+|our\s+|my\s+)?[\w\s-]{1,30}?|I|we)\s+only\s+(?:has|have|get|gets)\s+"
     + _FIGURE,
     I,
 )
+# What "only has" limits: a recurring allowance of the user's ("45 minutes a day"), or
+# a machine's resources ("the VPS only has 1 GB of RAM"); "I only have 2 eggs" is neither.
+_RECURRING = re.compile(
+    r"\b(?:a|per|each|every)\s+(?:day|week|month|year|night|evening|weekday|session)\b", I
+)
+_MACHINE = re.compile(
+    r"\b(?:vps|server|machine|laptop|instance|box|pi|droplet|container|cluster|node|vm|plan|tier|"
+    r"account|disk|drive|database|db|runner)s?$",
+    I,
+)
 # "Max 2 production deploys per day", "deploys are frozen for the whole of December".
 _MAX_N = re.compile(
-    r"^(?:a\s+)?(?P<kind>max(?:imum)?|at\s+most|no\s+more\s+than|min(?:imum)?|at\s+least)\s+"
-    r"(?P<x>\d[\d.,]*\s+[^,;:!?\n]+)",
+    r"^(?:a\s+)?(?P<kind>max(?:imum)?|at\s+most|no\s+more\s+than)\s+"
+    r"(?P<x>\d[\d.,]*\s+(?:[\w-]+\s+){0,3}?[\w-]+(?:\s+(?:per|a|an|each)\s+\w+)?)\s*$",
     I,
 )
 _FROZEN = re.compile(
-    r"^(?:the\s+|our\s+|all\s+)?(?P<np>[\w\s-]{1,30}?)\s+(?:is|are)\s+(?:frozen|paused|blocked|"
+    r"^(?:the\s+|our\s+|all\s+)?(?P<np>(?:[\w-]+\s+)?(?:deploys|deployments|releases|merges|changes|"
+    r"commits|pushes|code|hiring|spending|purchases|travel|launches|migrations))\s+(?:is|are)\s+(?:frozen|paused|blocked|"
     r"suspended|on\s+hold|not\s+allowed)\s+(?P<x>(?:for|during|until|in|over|through)\s+[^,;:!?\n]+)",
     I,
 )
 _STUCK_ON = re.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:still\s+)?(?:stuck|locked|pinned)\s+(?:on|with|to)\s+"
-    r"(?P<x>[^,;:!?\n]+?)(?=\s+(?:because|since|due|for|until|as)\b|\s*$)",
+    r"(?P<x>(?-i:[A-Z])[^,;:!?\n]*?)(?=\s+(?:because|since|due|for|until|as)\b|\s*$)",
     I,
 )
 _ACCESS = (
@@ -204,6 +215,11 @@ _REQUIRED = re.compile(
 _REQUIREMENTS_ARE = re.compile(
     r"\b(?:the\s+|our\s+|my\s+)?(?:main\s+|key\s+|hard\s+)?requirements?\s+(?:is|are|:)\s*" + XL, I
 )
+_DELIVERABLE = re.compile(
+    r"\b(?:paper|report|thesis|project|proposal|assignment|essay|draft|submission|deliverable|"
+    r"review|audit|application|invoice|article|deck|chapter|manuscript|grant|release|launch)$",
+    I,
+)
 _DEADLINE = [
     # "The launch is on September 5": a dated event the user works towards.
     re.compile(
@@ -228,8 +244,8 @@ _DEADLINE = [
     ),
     re.compile(
         r"^(?P<what>(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are)\s+(?:now\s+)?due\s+"
-        r"(?P<x>(?:by|on|in|at|before)\s+[^,;:!?\n]+|\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]+[^,;:!?\n]*|"
-        r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}[^,;:!?\n]*)",
+        r"(?P<x>(?:by|on|in|at|before)\s+[^,;:!?\n]+|(?P<bare>\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]+[^,;:!?\n]*|"
+        r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}[^,;:!?\n]*))",
         I,
     ),
     re.compile(
@@ -297,8 +313,17 @@ def _limit_fact(np: str, content: str) -> Step:
     return (make_fact("constraint", F, np, content, key=key, subject=slug(np), exclusive=True), [])
 
 
+_NOT_THEIRS = re.compile(
+    r"\b(?:in|for)\s+(?:this|the|my|our)\s+(?:example|exercise|snippet|file|code|question|problem|"
+    r"homework|assignment|test)\b|\bexample\b",
+    I,
+)
+
+
 def _read_limit(clause: str) -> list[Step] | None:
-    """Limits stated by their figure rather than by "can't"."""
+    """Limits stated by their figure rather than by "can't" (not those of an example)."""
+    if _NOT_THEIRS.search(clause):
+        return None
     for pattern in _LIMITED_TO:
         match = pattern.search(clause)
         np = match.group("np").strip() if match is not None else ""
@@ -327,7 +352,9 @@ def _read_limit(clause: str) -> list[Step] | None:
     match = _ONLY_HAS.search(clause)
     if match is not None and own(clause, match.start()):
         np = match.group("np").strip()
-        if np.lower() in ("i", "we") or not (_NP_EXCLUDED.match(np) or np.lower() in _POINTERS):
+        person = np.lower() in ("i", "we")
+        kept = _RECURRING.search(clause) or match.group("lead") if person else _MACHINE.search(np)
+        if kept and "%" not in match.group("x"):
             whole = trim_clause(clause) or clause
             content = restore(whole[:1].upper() + whole[1:])
             who = "" if np.lower() in ("i", "we") else np
@@ -368,7 +395,7 @@ def read_constraint(clause: str) -> list[Step] | None:
     if found:
         return found
     match = _LIMIT.search(clause)
-    if match is not None:
+    if match is not None and not _NOT_THEIRS.search(clause):
         np = match.group("np").strip()
         content = restore(f"{np}: {clean_object(match.group('x')) or match.group('x')}")
         key = fact_key("constraint", np)
@@ -426,6 +453,10 @@ def read_requirement(clause: str) -> list[Step] | None:
         return [(make_fact("requirement", P, o, f"needs {o}"), []) for o in items] or None
     for pattern in _DEADLINE:
         match = pattern.search(clause)
+        if match is None:
+            continue
+        if match.groupdict().get("bare") and not _DELIVERABLE.search(match.group("what") or ""):
+            continue  # "The paper is due 12 April" is work; "her baby is due 12 April" is not
         if match is not None and own(clause, match.start()):
             when = clean_object(match.group("x"))
             if when:

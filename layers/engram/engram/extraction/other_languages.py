@@ -22,12 +22,19 @@ __all__ = ["read_indonesian", "read_turkish"]
 F, E, P = MemoryType.FACTUAL, MemoryType.EPISODIC, MemoryType.PROCEDURAL
 _I = re.IGNORECASE
 X = r"(?P<x>[^,;:!?\n]+)"
-_SAYA = r"\b(?:saya|aku|sy|gue|gua)"
-_KAMI = r"\b(?:saya|aku|kami|kita)"
+# "Kakak saya pindah ke Surabaya" is about the sibling: "saya" after a person is "my".
+_OTHERS = (
+    "kakak adik suami istri isteri ibu bapak ayah anak teman kawan pacar bos atasan nenek kakek "
+    "sepupu tetangga rekan abang mama papa"
+).split()
+_NOT_MY = "".join(f"(?<!(?i:{w}) )" for w in _OTHERS)
+_SAYA = _NOT_MY + r"\b(?:saya|aku|sy|gue|gua)"
+_KAMI = _NOT_MY + r"\b(?:saya|aku|kami|kita)"
 # "saya Indonesia": who one is, but not a name.
 _NOT_ID_NAMES = frozenset(
     "indonesia malaysia singapura brunei jawa melayu cina india muslim kristen islam "
-    "katolik hindu buddha baik sehat lapar capek sibuk".split()
+    "katolik hindu buddha baik sehat lapar capek sibuk senang setuju sakit lelah bingung siap "
+    "kenyang haus sedih marah takut malu mau bisa tidak oke ok ya".split()
 )
 _ID_ROLES = (
     r"desainer|perancang|guru|cikgu|dosen|pensyarah|dokter|doktor|perawat|jururawat|bidan|"
@@ -440,7 +447,7 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
         "location",
         re.compile(
             _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
-            r"(?:yaşıyorum|oturuyorum|ikamet\s+ediyorum|kalıyorum)\b"
+            r"(?:yaşıyorum|oturuyorum|ikamet\s+ediyorum)\b"
         ),
     ),
     # "Aselsan'da donanım mühendisiyim": where, then the role as a predicate.

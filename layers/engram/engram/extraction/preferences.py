@@ -12,7 +12,7 @@ import re
 from ..models import MemoryType
 from .common import ADV, XL, I, Step, activity, make_fact, objects, own
 from .facts import Retraction, clean_object, fact_key, slug
-from .lexicon import known_term, subject_of
+from .lexicon import PEOPLE, is_known, known_term, subject_of
 from .text import restore
 
 __all__ = ["read_preference"]
@@ -43,11 +43,18 @@ _POSITIVE_FEELINGS = frozenset(
     "fun great amazing relaxing interesting fascinating brilliant wonderful enjoyable "
     "satisfying calming".split()
 )
+# Kinds of person one is or is not ("a cat person", "not a morning person").
+_PERSON_KINDS = (
+    r"cat|dog|morning|night|beach|mountain|city|country|summer|winter|coffee|tea|book|outdoors|"
+    r"people|pet|horse|sports?|gym|party"
+)
 _DISLIKE = [
     # "Treadmills bore me to tears", "cruises don't appeal to me", "crowded beaches are my
     # idea of hell", "Hockey, on the other hand, bores me".
     re.compile(
-        r"^(?!(?i:it|this|that|everything|nothing|he|she|they|you)\b)(?P<x>[^;:!?\n]+?)\s*,?\s+"
+        r"^(?!(?:it|this|that|everything|nothing|he|she|they|you|my\s+(?:\w+\s+)?"
+        + PEOPLE
+        + r"|the\s+(?:second|first|other|new|last)\b)\b)(?P<x>[^;:!?\n]+?)\s*,?\s+"
         r"(?:(?:really\s+|just\s+|kind\s+of\s+|honestly\s+)?(?:bores?|bored|bug|bugs|annoys?|irritates?)"
         r"\s+me\b|(?:do|does)\s+not\s+(?:really\s+)?(?:appeal\s+to|interest|excite|do\s+it\s+for)\s+me\b|"
         r"(?:is|are)\s+(?:just\s+|really\s+)?my\s+idea\s+of\s+(?:hell|a\s+nightmare|torture))",
@@ -56,12 +63,17 @@ _DISLIKE = [
     # "I don't drink alcohol", "I don't eat red meat": what the user keeps off the table.
     re.compile(
         r"\bI\s+(?:do\s+not|never|no\s+longer|try\s+not\s+to)\s+(?:drink|eat|touch|smoke|"
-        r"consume)\s+(?!it\b|that\b|this\b|much\b|anything\b|there\b)" + XL,
+        r"consume)\s+(?!it\b|that\b|this\b|much\b|anything\b|there\b|before\b|after\b|enough\b|"
+        r"during\b|at\b|in\b|on\b|late\b|past\b|until\b|until\b|when\b|while\b|too\b|so\b)"
+        r"(?P<x>(?:(?!\s(?:after|before|during|at|late|past|until|on|in|when)\b)[^,;:!?\n])+?)(?=\s*$|,)",
         I,
     ),
     # "I'm really not a cat person".
     re.compile(
-        r"\bI\s+am\s+(?:really\s+|just\s+|definitely\s+)?not\s+an?\s+(?P<x>[\w-]+)\s+person\b", I
+        r"\bI\s+am\s+(?:really\s+|just\s+|definitely\s+)?not\s+an?\s+(?P<x>"
+        + _PERSON_KINDS
+        + r")\s+person\b",
+        I,
     ),
     re.compile(
         r"\bI\s+" + ADV + r"(?:do\s+not|did\s+not)\s+(?:really\s+|particularly\s+|much\s+|even\s+|"
@@ -115,7 +127,8 @@ _DISLIKE = [
     ),
     # "Jira is the worst": a named thing; "the weather is the worst" is small talk.
     re.compile(
-        r"^(?!(?i:the|this|that|it|today|everything|traffic|life)\b)(?P<x>[A-Z][^,;:!?\n]*?)\s+"
+        r"^(?!(?i:the|this|that|it|today|everything|traffic|life|my|our|your|his|her)\b)"
+        r"(?P<worst>[A-Z][^,;:!?\n]*?)\s+"
         r"(?i:is|are)\s+(?i:really\s+|just\s+|honestly\s+|simply\s+)?(?i:the\s+worst|a\s+nightmare|"
         r"the\s+bane\s+of\s+my\s+(?:life|existence))(?=\s*(?:$|,))"
     ),
@@ -133,9 +146,12 @@ _LIKE = [
         I,
     ),
     re.compile(
-        r"\bI\s+am\s+(?:really\s+|definitely\s+|totally\s+)?an?\s+(?P<x>[\w-]+)\s+person\b", I
+        r"\bI\s+am\s+(?:really\s+|definitely\s+|totally\s+)?an?\s+(?P<x>"
+        + _PERSON_KINDS
+        + r")\s+person\b",
+        I,
     ),
-    re.compile(r"\bI\s+(?:would\s+)?" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
+    re.compile(r"\bI\s+" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
     re.compile(
         r"\bI\s+(?:have\s+been|am)\s+" + ADV + r"(?:loving|enjoying|liking|digging|adoring|"
         r"getting\s+into|into)\s+" + XL,
@@ -153,13 +169,14 @@ _LIKE = [
     re.compile(
         r"^(?:(?:on|in|at|during|for|after|before|when)\s+[^,]{1,30},\s+)?"
         r"(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
-        r"cup\s+of\s+tea|guilty\s+pleasure|weakness|obsession|passion|happy\s+place)"
+        r"cup\s+of\s+tea|guilty\s+pleasure|passion|happy\s+place)"
         r"(?:\s+(?:these\s+days|nowadays|now|lately))?(?=\s*(?:$|,))",
         I,
     ),
     re.compile(
-        r"\bI\s+(?:have\s+|had\s+)?(?:gotten|got|become|grown|been\s+getting)\s+(?:really\s+|very\s+|"
-        r"so\s+|quite\s+|super\s+|seriously\s+)?(?:into|hooked\s+on|obsessed\s+with|fond\s+of)\s+"
+        r"\bI\s+(?:have\s+|had\s+)?(?:(?:gotten|got|been\s+getting)\s+(?:really|very|so|quite|super|"
+        r"seriously|totally|properly)\s+|(?:become|grown)\s+(?:really\s+|very\s+|so\s+|quite\s+)?)"
+        r"(?:into|hooked\s+on|obsessed\s+with|fond\s+of)\s+(?!fixing\b|debugging\b|this\b|that\b|it\b)"
         r"(?!trouble\b|debt\b|a\s+(?:fight|mess|habit|car|accident|jam|spot|state)\b|an\s+"
         r"(?:argument|accident)\b|the\s+habit\b|(?:university|college|uni|school|grad\s+school|"
         r"the\s+program(?:me)?|medical\s+school|law\s+school)\b)" + XL,
@@ -185,8 +202,9 @@ _LIKE = [
 ]
 # "I play guitar, piano and drums": things played for their own sake.
 _PLAY = re.compile(
-    r"\bI\s+(?:also\s+|still\s+)?play\s+(?!around\b|with\b|along\b|it\b|safe\b|dumb\b|"
-    r"by\b|a\s+role\b|a\s+part\b)(?:the\s+)?" + XL,
+    r"\bI\s+(?:also\s+|still\s+)?play\s+(?!around\b|with\b|along\b|it\b|safe\b|dumb\b|on\b|"
+    r"by\b|a\s+role\b|a\s+part\b|the\s+(?:role|part|victim|fool|lottery|odds|field|market|game|"
+    r"long\s+game|devil)\b)(?:the\s+)?" + XL,
     I,
 )
 _FAVOURITE = [
@@ -214,6 +232,7 @@ _IDLE_LIKES = re.compile(
 )
 
 
+_TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w")
 _LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer)\b", I)
 
 
@@ -278,13 +297,22 @@ def read_preference(clause: str) -> list[Step] | None:
         )
         verb = "no longer likes" if lapsed else "dislikes"
         lapsed = lapsed or _LAPSED.search(clause) is not None
+        worst = match.groupdict().get("worst")
+        if worst is not None and not (is_known(restore(worst)) or _TOOL_SHAPED.search(worst)):
+            continue  # "John is the worst", "Parking is a nightmare": not a thing to remember
         steps: list[Step] = []
-        for o in objects(match.group("x")):
+        for o in objects(worst or match.group("x")):
             if _IDLE_LIKES.match(o):
                 continue
             fact = make_fact("preference", F, o, f"{verb} {o}", negative=True, about=_about(o))
-            # "I don't enjoy running anymore" ends "I love running half marathons".
-            ended = [Retraction(fact.object, ("preference",), replaced_by=fact)] if lapsed else []
+            # "I don't enjoy running anymore" ends "I love running half marathons"; "running
+            # on treadmills" is narrower and ends nothing else.
+            bare = len(o.split()) == 1
+            ended = (
+                [Retraction(fact.object, ("preference",), replaced_by=fact)]
+                if lapsed and bare
+                else []
+            )
             steps.append((fact, ended))
         return steps or None
     if _REQUEST_FORM.search(clause):

@@ -91,13 +91,17 @@ _NOT_ANYMORE = re.compile(
 )
 # "We ripped Prisma out": the particle after the tool.
 _RIPPED_OUT = re.compile(
-    WHO + r"(?:\s+have|\s+just|\s+finally)*\s+(?:ripped|pulled|tore|torn|threw|thrown|kicked|"
-    r"phased|took|taken|yanked|swapped)\s+(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+out\b",
+    WHO + r"(?:\s+have|\s+just|\s+finally)*\s+(?:ripped|pulled|tore|torn|yanked|phased|swapped)\s+"
+    r"(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+out\b",
     I,
+)
+_WEEKDAY = re.compile(
+    r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?)s?\b", I
 )
 _QUIT_HABIT = re.compile(
     WHO + r"(?:\s+have|\s+just|\s+finally)*\s+(?:quit|gave\s+up|given\s+up)\s+"
-    r"(?!using\b|with\b|on\b|my\s+job\b|the\s+job\b|work\b|school\b)(?P<x>[a-z][^,;:!?\n]*)",
+    r"(?!using\b|with\b|on\b|my\s+job\b|the\s+job\b|work\b|school\b|trying\b|halfway\b|after\b|"
+    r"before\b|early\b|there\b|that\b|this\b|it\b)(?P<x>[a-z][^,;:!?\n]*)",
     I,
 )
 _NOT_TOOLS = re.compile(
@@ -163,8 +167,8 @@ def known_or_named(raw: str) -> bool:
 def _no_longer(raw: str, verb: str = "no longer uses") -> list[Step]:
     steps: list[Step] = []
     for obj in objects(raw):
-        if _NOT_TOOLS.match(obj):
-            continue  # "I quit my job": no tool left
+        if _NOT_TOOLS.match(obj) or (re.match(r"^[a-z]+ing\b", obj) and known_term(obj) is None):
+            continue  # "I quit my job", "I gave up trying to fix it": no tool left
         fact = make_fact("tech_preference", F, obj, f"{verb} {obj}", negative=True)
         steps.append((fact, [Retraction(fact.object, USAGE, replaced_by=fact)]))
     return steps
@@ -183,16 +187,16 @@ def read_switch(clause: str) -> list[Step] | None:
             and known_term(new) is None
             and (old is None or known_term(restore(old)) is None)
             and not (old is not None and _SOFTWARE.search(match.group("thing") or ""))
-        ):
-            return None  # "I moved to Berlin", "I changed to the night shift": not tools
+        ) or _WEEKDAY.match(new):
+            return None  # "I moved to Berlin", "moved my blog from Tuesday to Friday": not tools
         future = bool(re.search(r"\bwill\b|going\s+to|plan\s+to|decided", match.group(0), I))
         return _switch_steps(old, match.group("new"), decided=future) or None
     match = _BACK.search(clause)
     if match is not None and own(clause, match.start()):
         # "We're going back to AWS after all": the earlier choice again, replacing the latest.
         new = clean_object(match.group("new"))
-        if match.group("state") and not known_or_named(re.sub(r"^\w+\s+", "", new) or new):
-            new = ""  # "I'm back to normal"
+        if match.group("state") and known_term(re.sub(r"^\w+\s+", "", new) or new) is None:
+            new = ""  # "I'm back to normal", "we're back to London next week"
         if SPOKEN_LANGUAGE.match(new):
             new = ""  # "switch back to English": how to answer, an instruction
         if new:
@@ -217,7 +221,12 @@ def read_switch(clause: str) -> list[Step] | None:
             steps: list[Step] = []
             for o in found:
                 fact = make_fact("preference", F, o, f"gave up {o}", negative=True)
-                steps.append((fact, [Retraction(fact.object, ("preference",), replaced_by=fact)]))
+                # "I quit drinking coffee after 3pm" ends no liking of coffee.
+                partial = re.search(r"\b(?:after|before|during|at|on|in|when|while)\b", o, I)
+                ended = (
+                    [] if partial else [Retraction(fact.object, ("preference",), replaced_by=fact)]
+                )
+                steps.append((fact, ended))
             return steps
     for pattern in (_WITHDRAW, _DROPPED):
         match = pattern.search(clause)
@@ -230,7 +239,7 @@ def read_switch(clause: str) -> list[Step] | None:
                 verb = "does not use"
             return _no_longer(match.group("x"), verb) or None
     match = _NOT_ANYMORE.search(clause)
-    if match is not None and known_or_named(match.group("x")):
+    if match is not None and known_term(restore(match.group("x"))) is not None:
         return _no_longer(match.group("x")) or None
     match = _DONE_WITH.search(clause)
     if match is not None and known_term(restore(match.group("x"))) is not None:

@@ -215,7 +215,7 @@ _WHAT_I_USE = re.compile(
 )
 _A_SHOP = re.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:an?\s+)?(?:(?:all-in|die-hard|full-on)\s+)?(?P<x>[^\s,;:!?]+(?:\s+[A-Z][\w.+-]*)?)\s+"
-    r"(?:shop|house|team|person|guy|gal|girl|fan)\b",
+    r"(?:shop|house)\b",
     I,
 )
 # "The docs are moving to Docusaurus": a tool chosen for a thing of theirs.
@@ -224,16 +224,19 @@ _THING_MOVING = re.compile(
     r"switching|going|being\s+moved|being\s+migrated)\s+(?:over\s+)?to\s+" + XL,
     I,
 )
-_TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w|^[A-Z]{2,}$")
+_TOOL_SHAPED = re.compile(
+    r"^(?!(?:DevOps|SecOps|FinOps|MLOps|DevRel)$)(?:.*[a-z][A-Z]|.*\d|.*\.\w)"
+)
 _RUN_X = re.compile(
     r"\bI\s+(?:always\s+|usually\s+|now\s+|mostly\s+|mainly\s+)?(?:run|am\s+running|daily-drive|use|"
-    r"reach\s+for|type\s+on|work\s+on|code\s+on|play\s+on|game\s+on|edit\s+on|write\s+on)\s+" + XL,
+    r"reach\s+for|type\s+on|code\s+on|play\s+on|game\s+on|edit\s+on|write\s+on)\s+" + XL,
     I,
 )
 # "Obsidian is where I keep everything".
 _WHERE_I = re.compile(
     r"^(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+is\s+where\s+(?:I|we)\s+(?:keep|store|write|track|"
-    r"do|manage|plan|host|put|draft|organi[sz]e)\b"
+    r"draft|organi[sz]e)\s+(?:all\s+(?:of\s+)?|most\s+of\s+)?(?:everything|(?:my|our)\s+\w+|notes|tasks|"
+    r"docs|code|ideas|todos)\b"
 )
 # "The docs are going to be hosted on GitHub Pages".
 _THING_WILL_BE = re.compile(
@@ -334,15 +337,18 @@ _NAMED_THING = (
 )
 _NAMING = [
     re.compile(
-        r"\b(?:call|name)\s+(?:the|our|my)\s+(?:new\s+)?" + _NAMED_THING + r"\s+"
-        r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)",
+        r"\b(?:(?:I|we)\s+(?:will|shall|are\s+going\s+to|am\s+going\s+to|want\s+to|decided\s+to|"
+        r"plan\s+to|have\s+decided\s+to)\s+|let(?:'s|\s+us)\s+|(?:plan|idea)\s+is\s+to\s+|"
+        r"going\s+to\s+)(?:call|name)\s+(?:the|our|my)\s+(?:new\s+)?"
+        + _NAMED_THING
+        + r"\s+(?P<x>[A-Z][\w-]*(?:\s+(?!and\b)[A-Z][\w-]*)?)",
         I,
     ),
     re.compile(
         r"\b(?:the|our|my)\s+(?:new\s+)?"
         + _NAMED_THING
-        + r"\s+(?:will\s+be|is\s+going\s+to\s+be|is|"
-        r"is\s+now|gets)\s+(?:called|named)\s+(?P<x>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)",
+        + r"\s+(?:will\s+be|is\s+going\s+to\s+be|is\s+now|is\s+getting)\s+"
+        r"(?:called|named|renamed)\s+(?P<x>[A-Z][\w-]*(?:\s+(?!and\b)[A-Z][\w-]*)?)",
         I,
     ),
 ]
@@ -547,7 +553,9 @@ def _read_tools(clause: str) -> list[Step] | None:
         what = re.sub(
             r"^(?:both|all|each)\s+", "", re.sub(r"\s+", " ", match.group("what").lower())
         )
-        found = [o for o in objects(match.group("x")) if _named(o)]
+        # "The app is called Notion": what it is named, not what it uses.
+        named_as = re.match(r"(?:called|named)\b", match.group("x"), I) is not None
+        found = [] if named_as else [o for o in objects(match.group("x")) if _named(o)]
         if found:
             return [
                 (
