@@ -41,6 +41,8 @@ SECRETS = [
 ]
 
 NOT_SECRETS = [
+    "Every page has to pass WCAG AA.",  # "pass" is a verb before an acronym
+    "It has to pass QA first.",
     "I prefer TypeScript. I'll use Postgres for this project.",
     "The password is wrong, it says it expired yesterday.",
     "The key is to keep answers short.",

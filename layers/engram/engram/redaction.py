@@ -88,7 +88,8 @@ _LABELLED = re.compile(
     r"(?P<value>[^\s\"'`,;]{4,})"
 )
 # Words that only weakly mark a secret: the value must look like one.
-_WEAK_LABELS = re.compile(r"(?i)^(?:\w+[ _\-]?)?(?:key|sid|pin(?:[ _\-]?code)?|passcode)$")
+# "pass" is a verb as often as a label ("every page has to pass WCAG AA", "pass CI").
+_WEAK_LABELS = re.compile(r"(?i)^(?:\w+[ _\-]?)?(?:key|sid|pin(?:[ _\-]?code)?|passcode|pass)$")
 # "admin / Tr0mb0ne!River": a user name and a password given as a pair.
 _LOGIN_PAIR = re.compile(
     r"(?i)\b(?:login|credentials?|creds|username\s+and\s+password|user\s*/\s*pass(?:word)?)\b"
