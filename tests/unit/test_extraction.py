@@ -645,3 +645,52 @@ def test_particles_second_tasks_fields_and_dropped_subjects(text, contents):
 )
 def test_everyday_sentences_that_look_like_facts_store_nothing(text):
     assert extract_facts(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "contents"),
+    [
+        (
+            "i really love hiking in the Dolomites, been 4 times now and would go again tomorrow",
+            ["hiking in the Dolomites"],
+        ),
+        (
+            "My favourite author has got to be Ursula K. Le Guin.",
+            ["favorite author: Ursula K. Le Guin"],
+        ),
+        (
+            "Thai food is my absolute favourite cuisine, green curry above all.",
+            ["favorite cuisine: Thai food"],
+        ),
+        ("What I really enjoy after a long day is a history podcast.", ["history podcast"]),
+        ("What I like about Python is the syntax?", []),
+        ("Gardening's become my favorite hobby since we got the allotment.", ["Gardening"]),
+        ("I can't stand Java. I do love Kotlin though.", ["dislikes Java", "Kotlin"]),
+        (
+            "My everyday tools are VS Code, iTerm2 and Raycast.",
+            ["everyday tools: VS Code", "everyday tools: iTerm2", "everyday tools: Raycast"],
+        ),
+        ("I'm on a MacBook Pro with an M2 chip.", ["uses MacBook Pro with an M2 chip"]),
+        ("Our pipelines run on Spark.", ["pipelines: Spark"]),
+        (
+            "The free tier allows no more than 3 API calls per second.",
+            ["free tier allows at most 3 API calls per second"],
+        ),
+        (
+            "Every night before bed I read for about half an hour.",
+            ["every night before bed read for about half an hour"],
+        ),
+        ("Swimming is on Wednesdays now, not Tuesdays.", ["Swimming on Wednesdays"]),
+        ("Sprint review is every second Friday.", ["Sprint review every second Friday"]),
+        ("No wait, the launch is 15 October, I misread the calendar.", ["deadline: 15 October"]),
+        ("Let's call the newsletter The Weekly Byte.", ["name the newsletter The Weekly Byte"]),
+    ],
+)
+def test_asides_clefts_favourites_and_dated_events(text, contents):
+    assert [f.content for f in extract_facts(text)] == contents
+
+
+def test_quote_style_instructions_share_a_key():
+    (single,) = extract_facts("Always use single quotes in code.")
+    (double,) = extract_facts("From now on, use double quotes in code.")
+    assert single.key == double.key == "instruction:quotes"

@@ -231,6 +231,11 @@ _LIST_SEPARATOR = re.compile(
 )
 
 
+_ASIDE = re.compile(
+    r",\s+(?:been|would|will|have|has|had|was|were|is|are|did|do|does|can|could|should|went|"
+    r"got|just|which|who|so|but)\b",
+    re.I,
+)
 _FINAL_JOIN = re.compile(r"(?:,|\s)\s*(?:and|or|&|as\s+well\s+as|plus)\s+\S+[^,]*$", re.I)
 
 
@@ -248,6 +253,13 @@ def split_list(value: str) -> list[str]:
     "and" are an aside ("Python, mostly for scripts"): the object is what precedes it."""
     if not re.search(r",|\band\b|\bor\b|&|\bplus\b|\bas well as\b|\bwith\b|\bnor\b", value, re.I):
         return [value]
+    # "hiking in the Dolomites, been 4 times now and would go again": what follows a
+    # comma that starts with a verb is an aside about the object, not another object.
+    aside = _ASIDE.search(value)
+    if aside:
+        return split_list(value[: aside.start()])
+    if re.search(r"\bwith\s+(?:an?|the|its|their)\s", value, re.I):
+        return [value]  # "a MacBook Pro with an M2 chip": one thing, described
     if "," in value and not _FINAL_JOIN.search(value):
         items = [p.strip() for p in value.split(",")]
         if len(items) >= 3 and all(_named(p) and len(p.split()) <= 3 for p in items):
@@ -271,4 +283,9 @@ def split_list(value: str) -> list[str]:
 
 def _named(part: str) -> bool:
     plain = restore(part).strip()
-    return is_known(plain) or plain[:1].isupper() or any(c in plain for c in ".#+" + INNER_DOT)
+    return (
+        is_known(plain)
+        or plain[:1].isupper()
+        or any(c in plain for c in ".#+" + INNER_DOT)
+        or re.search(r"[a-z][A-Z]|[A-Za-z]\d", plain) is not None  # iTerm2, macOS
+    )

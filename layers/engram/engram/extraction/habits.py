@@ -67,7 +67,8 @@ _RULES = [
     re.compile(
         r"^(?P<lead>(?:(?:first|last)\s+thing\s+)?(?:every|each|most|some|many)\s+(?:other\s+)?(?:"
         + _WHEN
-        + r")s?|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month|year)|on\s+the\s+(?:first|last|"
+        + r")s?(?:\s+(?:before\s+bed|after\s+work|after\s+dinner|after\s+lunch|"
+        r"before\s+work))?|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month|year)|on\s+the\s+(?:first|last|"
         r"\d{1,2}(?:st|nd|rd|th))\s+(?:day\s+)?of\s+(?:every|each|the)\s+month|(?:weekends|weekdays|"
         r"mornings|evenings|nights)|on\s+(?:weekends|weekdays|"
         r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays))\s*,?\s+"
@@ -99,6 +100,7 @@ _IDLE_HABITS = re.compile(
 _EVENT = (
     r"^(?P<have>(?:we|I)\s+(?:have|hold|do)\s+)?(?:the\s+|our\s+|my\s+|a\s+)?(?P<x>(?:[\w-]+\s+){0,2}?(?:standup|stand-up|retro|retrospective|"
     r"sync|meeting|class|classes|practice|training|lesson|lessons|release\s+day|deploy\s+day|"
+    r"sprint\s+review|review|"
     r"planning|demo\s+day|one-on-one|1:1|check-in|shift|shifts|rehearsal|appointment))"
 )
 _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)s?\b"
@@ -132,10 +134,11 @@ _EVENT_MOVED = re.compile(
 )
 # "Deploys are on Thursdays now": something done on a day.
 _ON_DAY = re.compile(
-    r"^(?:our\s+|my\s+|the\s+)?(?P<x>(?:[\w-]+\s+)?(?:deploys|deployments|releases|newsletters?|standups?|"
+    r"^(?:our\s+|my\s+|the\s+)?(?P<x>(?-i:[A-Z]?[a-z]+ing)|(?:[\w-]+\s+)?(?:deploys|deployments|releases|newsletters?|standups?|"
     r"meetings|reviews|retros|syncs|demos|backups|lessons|classes|practices|trainings|runs|swims|"
     r"workouts|shifts|office\s+hours))\s+(?:is|are)\s+(?:now\s+)?(?:on\s+)?"
-    r"(?P<when>(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s)(?P<now>\s+now)?$",
+    r"(?P<when>(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s)(?P<now>\s+now)?"
+    r"(?=\s*(?:$|,))",
     I,
 )
 # "Mornings are for deep work now": what a time of the week is kept for.

@@ -305,6 +305,7 @@ _ASPECTS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("apologies", re.compile(r"\bapolog", I)),
+    ("quotes", re.compile(r"\b(?:single|double|smart|straight)\s+quotes\b", I)),
     ("disclaimers", re.compile(r"\b(?:disclaimers?|caveats?|warnings?)\b", I)),
     ("citations", re.compile(r"\b(?:citations?|sources?|references?)\b", I)),
 ]

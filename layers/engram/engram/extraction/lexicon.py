@@ -388,7 +388,7 @@ THINGS = (
     r"(?:main\s+|whole\s+|current\s+|new\s+)?(?:backend|back-end|back\s+end|frontend|front-end|"
     r"front\s+end|database|db|api|apis|app|apps|server|servers|infra(?:structure)?|website|site|"
     r"service|services|project|codebase|monorepo|repo|cloud(?:\s+provider)?|hosting|ci|cd|ci/cd|"
-    r"pipeline|editor|ide|os|laptop|machine|language|framework|orm|cache|caching|queue|cms|"
+    r"pipelines?|editor|ide|os|laptop|machine|language|framework|orm|cache|caching|queue|cms|"
     r"mobile\s+apps?|data\s+warehouse|warehouse|monitoring|logging|observability|tooling|"
     r"build\s+system|bundler|package\s+manager|deployments?|auth|authentication|search|storage|"
     r"message\s+broker|broker|email\s+provider|payment\s+provider|payments|analytics|crm|"

@@ -143,6 +143,13 @@ _MACHINE = re.compile(
     I,
 )
 # "Max 2 production deploys per day", "deploys are frozen for the whole of December".
+# "The free tier allows no more than 3 API calls per second".
+_ALLOWS_AT_MOST = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{1,30}?)\s+(?:only\s+)?(?:allows?|permits?|lets\s+(?:us|me)\s+"
+    r"(?:do|make|send|have))\s+(?:no\s+more\s+than|at\s+most|up\s+to|a\s+maximum\s+of|only)\s+"
+    + _FIGURE,
+    I,
+)
 _MAX_N = re.compile(
     r"^(?:a\s+)?(?P<kind>max(?:imum)?|at\s+most|no\s+more\s+than)\s+"
     r"(?P<x>\d[\d.,]*\s+(?:[\w-]+\s+){0,3}?[\w-]+(?:\s+(?:per|a|an|each)\s+\w+)?)\s*$",
@@ -225,8 +232,10 @@ _DEADLINE = [
     re.compile(
         r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:launch|release|go-live|demo\s+day|"
         r"submission|exam|presentation|audit|cutover|deadline|due\s+date|defen[cs]e|viva|thesis\s+"
-        r"defen[cs]e|interview))\s+(?:is|will\s+be)\s+"
-        r"(?:on|set\s+for|scheduled\s+for|planned\s+for|due\s+on)\s+(?P<x>[^,;:!?\n]*\d[^,;:!?\n]*)",
+        r"defen[cs]e|interview))\s+(?:is|will\s+be)\s+(?:now\s+)?"
+        r"(?:(?:on|set\s+for|scheduled\s+for|planned\s+for|due\s+on)\s+)?"
+        r"(?P<x>(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
+        r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the\s+\d)[^,;:!?\n]*)",
         I,
     ),
     re.compile(
@@ -360,6 +369,10 @@ def _read_limit(clause: str) -> list[Step] | None:
             who = "" if np.lower() in ("i", "we") else np
             key = fact_key("constraint", _key_words(who, "only have " + match.group("x")))
             return [(make_fact("constraint", F, np, content, key=key), [])]
+    match = _ALLOWS_AT_MOST.search(clause)
+    if match is not None and not _NP_EXCLUDED.match(match.group("np").strip()):
+        np = match.group("np").strip()
+        return [_limit_fact(np, restore(f"{np} allows at most {match.group('x').strip()}"))]
     match = _MAX_N.search(clause)
     if match is not None:
         kind = re.sub(r"\s+", " ", match.group("kind").lower())

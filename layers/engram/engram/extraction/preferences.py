@@ -142,7 +142,8 @@ _LIKE = [
     ),
     # "Watercolour painting has become my favourite way to unwind".
     re.compile(
-        r"^(?P<x>[^,;:!?\n]+?)\s+(?:has|have)\s+become\s+(?:my|a)\s+(?:favou?rite|go-to|new\s+favou?rite)\b",
+        r"^(?P<x>[^,;:!?\n]+?)(?:'s|\s+has|\s+have)\s+become\s+(?:my|a)\s+(?:favou?rite|go-to|"
+        r"new\s+favou?rite)\b",
         I,
     ),
     re.compile(
@@ -151,7 +152,7 @@ _LIKE = [
         + r")\s+person\b",
         I,
     ),
-    re.compile(r"\bI\s+" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
+    re.compile(r"\bI\s+(?:do\s+)?" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
     re.compile(
         r"\bI\s+(?:have\s+been|am)\s+" + ADV + r"(?:loving|enjoying|liking|digging|adoring|"
         r"getting\s+into|into)\s+" + XL,
@@ -210,14 +211,15 @@ _PLAY = re.compile(
 _FAVOURITE = [
     re.compile(
         r"\bmy\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|preferred|go-to)\s+(?P<what>"
-        r"[a-z][\w\s-]{0,30}?)\s+(?:is|are|would\s+be|has\s+to\s+be)\s+" + XL,
+        r"[a-z][\w\s-]{0,30}?)\s+(?:is|are|would\s+be|has\s+to\s+be|has\s+got\s+to\s+be|"
+        r"must\s+be)\s+" + XL,
         I,
     ),
     re.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+|now\s+|hands\s+down\s+|"
         r"easily\s+|by\s+far\s+)?my\s+(?:absolute\s+)?"
         r"(?:favou?rite|preferred|go-to|number\s+one|no\.?\s*1|#1|top\s+(?:pick|choice))"
-        r"(?:\s+(?P<what>[a-z][\w\s-]{0,30}))?$",
+        r"(?:\s+(?P<what>[a-z][\w\s-]{0,30}?))?(?=\s*(?:$|,))",
         I,
     ),
 ]

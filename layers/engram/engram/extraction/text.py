@@ -23,7 +23,7 @@ _MARKERS = re.compile(
     r"fyi|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|scratch\s+that|correction|"
     r"update|change\s+of\s+plans?|hmm+|oops|hey|hi|hello|in\s+fact|as\s+it\s+turns\s+out|heads\s+up|"
     r"quick\s+update|small\s+update|good\s+news|bad\s+news|funny\s+thing|fun\s+fact|[\w-]+-wise|"
-    r"change\s+of\s+plan|ngl|fine|"
+    r"change\s+of\s+plan|ngl|fine|no\s+wait|oh\s+wait|"
     r"on\s+second\s+thought|never\s*mind|forget\s+(?:that|what\s+I\s+said)|one\s+more\s+thing|"
     r"please\s+note|also\s+note|fwiw|personally|these\s+days|nowadays|lately|oh|ok(?:ay)?|"
     r"for\s+now|right\s+now|at\s+the\s+moment|currently|long\s+story\s+short|evening|morning|"
@@ -39,7 +39,8 @@ _MARKERS = re.compile(
 )
 # A question without its mark still asks: "what do you think", "should we use X".
 _ASKS = re.compile(
-    r"^(?:what|which|who|whom|whose|why|how|where|when(?!\s+(?:I|you|we)\b)|is\s+(?:it|there|this|that)|"
+    r"^(?:what(?!\s+(?:I|we)\s+(?:\w+\s+){0,2}(?:enjoy|love|like|hate|need|want|use|prefer)\b[^?]*\bis\b)|"
+    r"which|who|whom|whose|why|how|where|when(?!\s+(?:I|you|we)\b)|is\s+(?:it|there|this|that)|"
     r"are\s+(?:you|there|we)|do\s+(?:you|we|I)|does|did|can\s+(?:we|I)|could\s+(?:we|I)|"
     r"should\s+(?:we|I)|shall\s+(?:we|I)|would\s+(?:it|we|I)|will\s+(?:it|we)|have\s+you|"
     r"has\s+anyone|any\s+(?:idea|thoughts))\b",
@@ -191,6 +192,13 @@ _SHORT_QUOTE = re.compile(r'"([^"\n]{1,11})"')
 _TRAILING_MARKERS = re.compile(r"(?:\s*,)?\s+(?:btw|by\s+the\s+way|fyi|ngl|lol|haha)\s*$", re.I)
 
 
+_PSEUDO_CLEFT = re.compile(
+    r"^what\s+(?P<who>I|we)\s+(?P<verb>(?:\w+\s+){0,2}?(?:enjoy|love|like|hate|need|want|use|prefer))"
+    r"(?:\s+[^,;:!?]{0,40}?)?\s+is\s+(?:a\s+|an\s+|the\s+)?(?P<x>[^?]+)$",
+    re.I,
+)
+
+
 def sentences(text: str) -> Iterator[tuple[str, bool]]:
     """(sentence, is_question) for each sentence of ``text``; markers stripped. A
     correction's marker is kept as a leading "CORRECTION " for the caller."""
@@ -205,6 +213,9 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
         sentence = _MARKERS.sub("", _unlabel(raw.rstrip(".!?\n "))).strip(" ,-")
         sentence = _MARKERS.sub("", _unlabel(sentence)).strip(" ,-")
         sentence = _TRAILING_MARKERS.sub("", sentence)
+        # "What I really enjoy after a long day is a history podcast" -> "I really enjoy
+        # a history podcast": the thing comes last in a pseudo-cleft.
+        sentence = _PSEUDO_CLEFT.sub(r"\g<who> \g<verb> \g<x>", sentence)
         if not sentence:
             continue
         if _ASKS.match(sentence):

@@ -341,7 +341,7 @@ _NAMING = [
         r"plan\s+to|have\s+decided\s+to)\s+|let(?:'s|\s+us)\s+|(?:plan|idea)\s+is\s+to\s+|"
         r"going\s+to\s+)(?:call|name)\s+(?:the|our|my)\s+(?:new\s+)?"
         + _NAMED_THING
-        + r"\s+(?P<x>[A-Z][\w-]*(?:\s+(?!and\b)[A-Z][\w-]*)?)",
+        + r"\s+(?P<x>[A-Z][\w-]*(?:\s+(?!and\b)[A-Z][\w-]*){0,2})",
         I,
     ),
     re.compile(
@@ -498,7 +498,10 @@ def _named(obj: str) -> bool:
         return False
     first = re.search(r"[^\W_]", plain)  # ".NET MAUI" is named by its N
     return (
-        is_known(plain) or known_term(plain) is not None or bool(first and first.group().isupper())
+        is_known(plain)
+        or known_term(plain) is not None
+        or bool(first and first.group().isupper())
+        or re.search(r"[a-z][A-Z]|[A-Za-z]\d", plain) is not None  # iTerm2, macOS
     )
 
 
