@@ -17,7 +17,15 @@ from datetime import datetime
 import snowballstemmer
 
 from ..models import MemoryType
-from .lexicon import FILLER_EDGES, NON_OBJECTS, POINTER_DETERMINERS, canonical, is_known, terms_in
+from .lexicon import (
+    FILLER_EDGES,
+    NAME_SHAPED,
+    NON_OBJECTS,
+    POINTER_DETERMINERS,
+    canonical,
+    is_known,
+    terms_in,
+)
 from .text import INNER_DOT, restore
 
 __all__ = [
@@ -287,5 +295,5 @@ def _named(part: str) -> bool:
         is_known(plain)
         or plain[:1].isupper()
         or any(c in plain for c in ".#+" + INNER_DOT)
-        or re.search(r"[a-z][A-Z]|[A-Za-z]\d", plain) is not None  # iTerm2, macOS
+        or NAME_SHAPED.search(plain) is not None
     )

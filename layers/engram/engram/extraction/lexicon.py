@@ -13,11 +13,13 @@ import re
 __all__ = [
     "FILLER_EDGES",
     "IDLE_OBJECTS",
+    "NAME_SHAPED",
     "NON_OBJECTS",
     "PEOPLE",
     "POINTER_DETERMINERS",
     "SPOKEN_LANGUAGE",
     "THINGS",
+    "TOOL_SHAPED",
     "canonical",
     "is_known",
     "known_term",
@@ -407,3 +409,7 @@ SPOKEN_LANGUAGE = re.compile(
     r"mandarin|japanese|korean|arabic|hindi|russian|polish|swedish|norwegian|danish|finnish|greek)\b",
     re.IGNORECASE,
 )
+# Spellings only names have: an inner capital or a letter beside a digit ("iTerm2",
+# "macOS", "S3"); a tool's name may also carry a digit or a dot anywhere ("Fly.io").
+NAME_SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z]\d")
+TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w")

@@ -12,7 +12,7 @@ import re
 from ..models import MemoryType
 from .common import ADV, XL, I, Step, activity, make_fact, objects, own
 from .facts import Retraction, clean_object, fact_key, slug
-from .lexicon import PEOPLE, is_known, known_term, subject_of
+from .lexicon import PEOPLE, TOOL_SHAPED, is_known, known_term, subject_of
 from .text import restore
 
 __all__ = ["read_preference"]
@@ -234,7 +234,6 @@ _IDLE_LIKES = re.compile(
 )
 
 
-_TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w")
 _LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer)\b", I)
 
 
@@ -300,7 +299,7 @@ def read_preference(clause: str) -> list[Step] | None:
         verb = "no longer likes" if lapsed else "dislikes"
         lapsed = lapsed or _LAPSED.search(clause) is not None
         worst = match.groupdict().get("worst")
-        if worst is not None and not (is_known(restore(worst)) or _TOOL_SHAPED.search(worst)):
+        if worst is not None and not (is_known(restore(worst)) or TOOL_SHAPED.search(worst)):
             continue  # "John is the worst", "Parking is a nightmare": not a thing to remember
         steps: list[Step] = []
         for o in objects(worst or match.group("x")):

@@ -11,7 +11,16 @@ import re
 from ..models import MemoryType
 from .common import ADV, WHO, XL, I, Step, make_fact, objects, own
 from .facts import ExtractedFact, Retraction, clean_object, object_id, slug
-from .lexicon import IDLE_OBJECTS, SPOKEN_LANGUAGE, THINGS, is_known, known_term, subject_of
+from .lexicon import (
+    IDLE_OBJECTS,
+    NAME_SHAPED,
+    SPOKEN_LANGUAGE,
+    THINGS,
+    TOOL_SHAPED,
+    is_known,
+    known_term,
+    subject_of,
+)
 from .text import restore
 
 __all__ = ["read_decision", "read_tools"]
@@ -224,9 +233,8 @@ _THING_MOVING = re.compile(
     r"switching|going|being\s+moved|being\s+migrated)\s+(?:over\s+)?to\s+" + XL,
     I,
 )
-_TOOL_SHAPED = re.compile(
-    r"^(?!(?:DevOps|SecOps|FinOps|MLOps|DevRel)$)(?:.*[a-z][A-Z]|.*\d|.*\.\w)"
-)
+# Teams spelt like tools ("DevOps handles our deploys").
+_TEAM_NAMES = frozenset("DevOps SecOps FinOps MLOps DevRel".split())
 _RUN_X = re.compile(
     r"\bI\s+(?:always\s+|usually\s+|now\s+|mostly\s+|mainly\s+)?(?:run|am\s+running|daily-drive|use|"
     r"reach\s+for|type\s+on|code\s+on|play\s+on|game\s+on|edit\s+on|write\s+on)\s+" + XL,
@@ -501,7 +509,7 @@ def _named(obj: str) -> bool:
         is_known(plain)
         or known_term(plain) is not None
         or bool(first and first.group().isupper())
-        or re.search(r"[a-z][A-Z]|[A-Za-z]\d", plain) is not None  # iTerm2, macOS
+        or NAME_SHAPED.search(plain) is not None
     )
 
 
@@ -629,7 +637,11 @@ def _read_tools(clause: str) -> list[Step] | None:
         found = [o for o in objects(match.group("x")) if _named(o)]
         if pattern is _TOOL_DOES:
             # "Sarah handles our deploys" names a colleague: only tool-shaped names count.
-            found = [o for o in found if is_known(restore(o)) or _TOOL_SHAPED.search(o)]
+            found = [
+                o
+                for o in found
+                if is_known(restore(o)) or (o not in _TEAM_NAMES and TOOL_SHAPED.search(o))
+            ]
         if found:
             return [(make_fact("tech_preference", F, o, f"uses {o}"), []) for o in found]
     return None
