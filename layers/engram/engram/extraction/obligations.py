@@ -273,6 +273,12 @@ _IDLE_CANT = re.compile(
 )
 
 
+def _as_said(clause: str) -> str:
+    """The clause as the fact's content: without its trailing explanation, capitalised."""
+    whole = trim_clause(clause) or clause
+    return restore(whole[:1].upper() + whole[1:])
+
+
 def _key_words(np: str, rest: str) -> str:
     """A constraint's key: its subject and verb phrase without numbers, so a changed
     number ("within 200 ms" -> "within 100 ms") lands on the same key."""
@@ -354,8 +360,7 @@ def _read_limit(clause: str) -> list[Step] | None:
         return [_limit_fact(np, restore(f"{np}: up to {match.group('x')}"))]
     match = _CAN_ONLY.search(clause)
     if match is not None and own(clause, match.start()):
-        whole = trim_clause(clause) or clause
-        content = restore(whole[:1].upper() + whole[1:])
+        content = _as_said(clause)
         key = fact_key("constraint", _key_words("", "can only " + match.group("x")))
         return [(make_fact("constraint", F, match.group("x"), content, key=key), [])]
     match = _ONLY_HAS.search(clause)
@@ -364,8 +369,7 @@ def _read_limit(clause: str) -> list[Step] | None:
         person = np.lower() in ("i", "we")
         kept = _RECURRING.search(clause) or match.group("lead") if person else _MACHINE.search(np)
         if kept and "%" not in match.group("x"):
-            whole = trim_clause(clause) or clause
-            content = restore(whole[:1].upper() + whole[1:])
+            content = _as_said(clause)
             who = "" if np.lower() in ("i", "we") else np
             key = fact_key("constraint", _key_words(who, "only have " + match.group("x")))
             return [(make_fact("constraint", F, np, content, key=key), [])]
@@ -381,8 +385,7 @@ def _read_limit(clause: str) -> list[Step] | None:
         return [(make_fact("constraint", F, match.group("x"), content, key=key), [])]
     match = _FROZEN.search(clause)
     if match is not None and not _NP_EXCLUDED.match(match.group("np").strip()):
-        whole = trim_clause(clause) or clause
-        content = restore(whole[:1].upper() + whole[1:])
+        content = _as_said(clause)
         key = fact_key("constraint", _key_words(match.group("np"), "frozen"))
         np = match.group("np").strip()
         return [(make_fact("constraint", F, np, content, key=key, negative=True), [])]
@@ -417,8 +420,7 @@ def read_constraint(clause: str) -> list[Step] | None:
         ]
     match = _NEVER_EVER.search(clause) or _NO_X_MAY.search(clause) or _NOBODY.search(clause)
     if match is not None:
-        whole = trim_clause(clause) or clause
-        content = restore(whole[:1].upper() + whole[1:])
+        content = _as_said(clause)
         np = match.groupdict().get("np") or match.group("x")
         key = fact_key("constraint", _key_words(np, "not " + match.group("x")))
         return [(make_fact("constraint", F, match.group("x"), content, key=key, negative=True), [])]
@@ -442,8 +444,7 @@ def read_constraint(clause: str) -> list[Step] | None:
             and re.search(r"\bis\s+allowed\b|\bare\s+allowed\b", match.group(0), I)
         ):
             continue  # "X is allowed" permits; only "no X is allowed" forbids
-        whole = trim_clause(clause) or clause
-        content = restore(whole[:1].upper() + whole[1:])
+        content = _as_said(clause)
         key = fact_key("constraint", _key_words(np, "not " + (rest or "allowed")))
         return [(make_fact("constraint", F, np, content, key=key, negative=True), [])]
     return None
