@@ -12,7 +12,7 @@ import re
 from ..models import MemoryType
 from .common import Step
 from .common import make_fact as _fact
-from .facts import Retraction, clean_object, object_id, slug, split_list
+from .facts import ExtractedFact, Retraction, clean_object, object_id, slug, split_list
 from .identity import allergy_facts
 from .lexicon import known_term
 from .text import restore
@@ -533,6 +533,13 @@ def _local_aspect(text: str) -> str:
     return slug(text)
 
 
+def _who_is(aspect: str, value: str, content: str) -> ExtractedFact:
+    """Who the user is, one fact per ``aspect`` (a new one replaces it)."""
+    return _fact(
+        "identity", F, value, content, key=f"identity:{aspect}", exclusive=True, subject=aspect
+    )
+
+
 def _read(
     kind: str,
     match: re.Match[str],
@@ -577,15 +584,7 @@ def _read(
         ):
             # "Saya pindah dari Jakarta ke Surabaya": a move of home, not of tools.
             home = restore(new[0])
-            moved_to = _fact(
-                "identity",
-                F,
-                home,
-                f"lives in {home}",
-                key="identity:location",
-                exclusive=True,
-                subject="location",
-            )
+            moved_to = _who_is("location", home, f"lives in {home}")
             return [(moved_to, [Retraction(object_id(restore(o)), ("identity",)) for o in olds])]
         fact = _fact("tech_preference", F, new[0], f"uses {new[0]}") if new else None
         retractions = [Retraction(object_id(restore(o)), replaced_by=fact) for o in olds]
@@ -657,36 +656,10 @@ def _read(
         return [(fact, [])]
     if kind == "diet":
         value = restore(match.group("x")).lower()
-        return [
-            (
-                _fact(
-                    "identity",
-                    F,
-                    value,
-                    f"is {value}",
-                    key="identity:diet",
-                    exclusive=True,
-                    subject="diet",
-                ),
-                [],
-            )
-        ]
+        return [(_who_is("diet", value, f"is {value}"), [])]
     if kind == "hometown":
         value = restore(match.group("x"))
-        return [
-            (
-                _fact(
-                    "identity",
-                    F,
-                    value,
-                    f"is from {value}",
-                    key="identity:hometown",
-                    exclusive=True,
-                    subject="hometown",
-                ),
-                [],
-            )
-        ]
+        return [(_who_is("hometown", value, f"is from {value}"), [])]
     if kind == "instruction":
         body = restore(match.group("x")).strip(" .")
         aspect = _local_aspect(body)
@@ -706,83 +679,22 @@ def _read(
         ]
     if kind == "role":
         value = restore(match.group("x")).strip(" .")
-        steps = [
-            (
-                _fact(
-                    "identity",
-                    F,
-                    value,
-                    f"is {value}",
-                    key="identity:role",
-                    exclusive=True,
-                    subject="role",
-                ),
-                [],
-            )
-        ]
+        steps = [(_who_is("role", value, f"is {value}"), [])]
         place = match.groupdict().get("place")
         if place:
             place = restore(place).strip(" .")
-            steps.append(
-                (
-                    _fact(
-                        "identity",
-                        F,
-                        place,
-                        f"works in {place}",
-                        key="identity:location",
-                        exclusive=True,
-                        subject="location",
-                    ),
-                    [],
-                )
-            )
+            steps.append((_who_is("location", place, f"works in {place}"), []))
         org = match.groupdict().get("org")
         if org:
             org = restore(org).strip(" .")
-            steps.append(
-                (
-                    _fact(
-                        "identity",
-                        F,
-                        org,
-                        f"works at {org}",
-                        key="identity:employer",
-                        exclusive=True,
-                        subject="employer",
-                    ),
-                    [],
-                )
-            )
+            steps.append((_who_is("employer", org, f"works at {org}"), []))
         return steps
     if kind == "employer" and match.groupdict().get("role"):
         org = restore(_tr_object(match.group("x"))).strip(" .")
         role = restore(match.group("role")).strip(" .")
         return [
-            (
-                _fact(
-                    "identity",
-                    F,
-                    org,
-                    f"works at {org}",
-                    key="identity:employer",
-                    exclusive=True,
-                    subject="employer",
-                ),
-                [],
-            ),
-            (
-                _fact(
-                    "identity",
-                    F,
-                    role,
-                    f"is {role}",
-                    key="identity:role",
-                    exclusive=True,
-                    subject="role",
-                ),
-                [],
-            ),
+            (_who_is("employer", org, f"works at {org}"), []),
+            (_who_is("role", role, f"is {role}"), []),
         ]
     if kind in ("name", "employer", "location"):
         value = restore(_tr_object(match.group("x"))).strip(" .")
@@ -791,20 +703,7 @@ def _read(
         if kind == "name" and value.lower() in _NOT_ID_NAMES:
             return []
         template = {"name": "name is {x}", "employer": "works at {x}", "location": "lives in {x}"}
-        return [
-            (
-                _fact(
-                    "identity",
-                    F,
-                    value,
-                    template[kind].format(x=value),
-                    key=f"identity:{kind}",
-                    exclusive=True,
-                    subject=kind,
-                ),
-                [],
-            )
-        ]
+        return [(_who_is(kind, value, template[kind].format(x=value)), [])]
     if kind == "constraint":
         return [(_fact("constraint", F, o, f"cannot {o}", negative=True), []) for o in objs()[:1]]
     if kind == "requirement":
