@@ -189,10 +189,11 @@ def _retire_old_figures(
     """A new figure for the same limit ("page load under 1.5 seconds" after "the page
     must load in under 3 seconds") retires the old one, whatever either's key."""
     retired = Removed()
-    if measure(fact.content) is None:
+    figure = measure(fact.content)
+    if figure is None:
         return retired
     for rival in history.live_about(owner, "", _LIMITS, fact.source):
-        if rival.id != stored_id and same_limit(fact.content, rival.content):
+        if rival.id != stored_id and same_limit(figure, rival.content):
             retired += history.retire(rival.id, owner, now_ms, superseded_by=stored_id)
     return retired
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-import snowballstemmer
-
 from ..models import MemoryType
 from .facts import (
     MAX_CONTENT_CHARS,
+    STEMMER,
     ExtractedFact,
     Retraction,
     clean_object,
@@ -100,9 +99,6 @@ def make_fact(
     )
 
 
-_STEMMER = snowballstemmer.stemmer("english")
-
-
 _LIGHT_VERBS = frozenset("go goes going went do does doing did take takes taking took".split())
 
 
@@ -114,14 +110,14 @@ def activity(obj: str) -> str:
     if len(words) > 1 and words[0] in _LIGHT_VERBS:
         skip = ("for", "a", "an", "the", "some", "my", "our", "his", "her", "their", "your")
         words = [w for w in words[1:] if w not in skip] or words
-    return str(_STEMMER.stemWord(words[0])) if words else ""
+    return str(STEMMER.stemWord(words[0])) if words else ""
 
 
 def content_stems(text: str) -> frozenset[str]:
     """The stems of every word of ``text``: a habit named by its object ("the
     newsletter") is found among the words of one keyed by its verb ("send")."""
     return frozenset(
-        str(s) for s in _STEMMER.stemWords(re.findall(r"[a-z]+", restore(text).lower()))
+        str(s) for s in STEMMER.stemWords(re.findall(r"[a-z]+", restore(text).lower()))
     )
 
 

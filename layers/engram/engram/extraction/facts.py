@@ -31,6 +31,7 @@ from .text import INNER_DOT, restore
 __all__ = [
     "MAX_CONTENT_CHARS",
     "MIN_CONTENT_CHARS",
+    "STEMMER",
     "ExtractedFact",
     "Retraction",
     "clean_object",
@@ -42,7 +43,7 @@ __all__ = [
     "trim_clause",
 ]
 
-_STEMMER = snowballstemmer.stemmer("english")
+STEMMER = snowballstemmer.stemmer("english")
 MIN_CONTENT_CHARS = 3
 MAX_CONTENT_CHARS = 500
 _MAX_SLUG = 60
@@ -115,7 +116,7 @@ class Extraction:
             words = re.findall(r"[a-z0-9]+", restore(self.text).lower())
             self._mentioned = (
                 "_" + "_".join(words) + "_",
-                {str(s) for s in _STEMMER.stemWords(words)} | set(terms_in(restore(self.text))),
+                {str(s) for s in STEMMER.stemWords(words)} | set(terms_in(restore(self.text))),
             )
         joined, named = self._mentioned
         return about in named or f"_{about}_" in joined

@@ -14,13 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import snowballstemmer
-
+from .facts import STEMMER
 from .text import restore
 
 __all__ = ["Measure", "measure", "same_limit"]
 
-_STEMMER = snowballstemmer.stemmer("english")
 _NUMBER = r"\d+(?:[.,]\d+)*"
 _UNITS: dict[str, str] = {
     **dict.fromkeys(
@@ -72,10 +70,11 @@ def measure(content: str) -> Measure | None:
     return None
 
 
-def same_limit(new: str, old: str) -> bool:
-    """Whether ``new`` sets a different figure for the limit ``old`` states."""
-    a, b = measure(new), measure(old)
-    if a is None or b is None or a.kind != b.kind or a.value == b.value:
+def same_limit(a: Measure, old: str) -> bool:
+    """Whether the new limit measured ``a`` sets a different figure for the one ``old``
+    states (the new fact is measured once, its rivals each in turn)."""
+    b = measure(old)
+    if b is None or a.kind != b.kind or a.value == b.value:
         return False
     if not a.topic or not b.topic:
         return False
@@ -91,4 +90,4 @@ def _topic(text: str) -> frozenset[str]:
 
 
 def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
+    return str(STEMMER.stemWord(word))
