@@ -8,6 +8,13 @@ comes with a baseline measured in the same process on the same file:
   retention filters, BM25, recent fill, budget walk, hit counter) vs the bare
   FTS5 ``MATCH ... ORDER BY bm25`` of the same terms with no filters.
 
+The two retrievals run in alternating blocks of ``--block`` queries (both see the
+same drift of a shared machine). They used to alternate query by query, but the bare
+query walks every one of 100,000 rows' postings (~90 ms), which pushes the engine's
+vector matrix and pages out of the CPU cache before each engine query: that measured
+a process that scans the whole table between any two of its queries, ~1.4 ms more per
+engine query at 10,000 among 100,000 (docs/retrieval.md). ``--block 1`` measures it so.
+
 Run: ``make bench`` or ``.venv/bin/python bench/engine_bench.py [--queries N]``.
 """
 
@@ -132,25 +139,29 @@ def wait_for_keywords(engine: Engine, owner: str) -> None:
 
 
 def bench_retrieval(
-    engine: Engine, db: Database, queries: list[str]
+    engine: Engine, db: Database, queries: list[str], block: int
 ) -> tuple[list[float], list[float]]:
     engine_ms, raw_ms = [], []
     request = RetrievalRequest  # bound once: building the model is part of the measured path
     for q in queries[:20]:  # warm the page cache and statement caches
         engine.retrieval.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
     wait_for_keywords(engine, "k1")
-    for q in tqdm(queries, desc="queries", unit="q", leave=False):
-        t0 = time.perf_counter()
-        engine.retrieval.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
-        t1 = time.perf_counter()
-        db.query(
-            "SELECT rowid, bm25(memory_fts) AS r FROM memory_fts WHERE memory_fts MATCH ?"
-            " ORDER BY r LIMIT 20",
-            (build_match(q),),
-        )
-        t2 = time.perf_counter()
-        engine_ms.append((t1 - t0) * 1000)
-        raw_ms.append((t2 - t1) * 1000)
+    with tqdm(total=len(queries), desc="queries", unit="q", leave=False) as progress:
+        for start in range(0, len(queries), block):
+            chunk = queries[start : start + block]
+            for q in chunk:
+                t0 = time.perf_counter()
+                engine.retrieval.retrieve("k1", request(query=q, strategy=Strategy.HYBRID))
+                engine_ms.append((time.perf_counter() - t0) * 1000)
+            for q in chunk:
+                t0 = time.perf_counter()
+                db.query(
+                    "SELECT rowid, bm25(memory_fts) AS r FROM memory_fts WHERE memory_fts MATCH ?"
+                    " ORDER BY r LIMIT 20",
+                    (build_match(q),),
+                )
+                raw_ms.append((time.perf_counter() - t0) * 1000)
+            progress.update(len(chunk))
     return engine_ms, raw_ms
 
 
@@ -159,6 +170,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--upserts", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--block", type=int, default=50, help="queries per block of each kind (1: alternate)"
+    )
     args = parser.parse_args()
     corpus = Corpus(random.Random(args.seed))
     queries = [corpus.question() for _ in range(args.queries)]
@@ -172,7 +186,7 @@ def main() -> None:
             fill(engine, total, for_key, corpus)
             for mode in ("keyword", "static"):
                 use_vectors(engine, mode == "static")
-                engine_ms, raw_ms = bench_retrieval(engine, db, queries)
+                engine_ms, raw_ms = bench_retrieval(engine, db, queries, args.block)
                 rows.append((total, for_key, mode, engine_ms, raw_ms))
             engine.close()
             db.close()
@@ -180,7 +194,7 @@ def main() -> None:
     print(f"\nupserts ({args.upserts:,} single calls, half updates, one transaction each)")
     print(f"  engine upsert      {engine_rate:10,.0f} /s")
     print(f"  bare INSERT+commit {raw_rate:10,.0f} /s   (engine = {engine_rate / raw_rate:.2f}x)")
-    print(f"\nhybrid retrieval, {args.queries} queries, p50 / p95 in ms")
+    print(f"\nhybrid retrieval, {args.queries} queries in blocks of {args.block}, p50 / p95 in ms")
     print("  keyword: the keyword tier alone (static embedder off)")
     print("  static:  the default: BM25 + static-embedding cosine, weighted fusion")
     header = f"{'memories':>9} {'for key':>8} {'tier':>8} | {'engine p50':>10} {'p95':>7} |"

@@ -260,8 +260,11 @@ class SearchIndex(Protocol):
         cutoff_ms: int,
         recent_limit: int,
         standing_limit: int,
+        seqs: Sequence[int] = (),
     ) -> RankingRows:
-        """``get_many``, ``recent`` and ``standing`` at once."""
+        """``get_many``, ``recent`` and ``standing`` at once; the rows of ``ids`` and
+        those whose row seq is in ``seqs`` (what the vector index knows: one index walk
+        fewer per row than the id)."""
         ...
 
     def mentions(self, who: OwnerFilter, terms: list[str]) -> set[str]:
@@ -454,6 +457,7 @@ class DenseScores:
     position: Mapping[str, int]  # id -> index into ids / sims
     speaker_masks: Mapping[str, npt.NDArray[np.bool_]]  # metadata.speaker -> its rows
     seq_position: Mapping[int, int] = field(default_factory=dict)  # row seq -> index
+    seqs: Sequence[int] = ()  # index -> row seq, when the store knows it
     # False when only the nearest few are scored (Qdrant): fusion then cannot treat an
     # unscored memory as "not allowed", and takes keyword rows as candidates too.
     complete: bool = True

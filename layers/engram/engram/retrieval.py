@@ -394,8 +394,18 @@ class Retriever:
         with the recent memories and standing instructions the ranking may still need
         (one round trip to a remote database instead of three)."""
         memories = {c.memory.id: c.memory for c in known}
-        missing = [i for i, _ in best if i not in memories]
-        rows = self.search.get_many_with_context(missing, who, now, cutoff, limit, STANDING_LIMIT)
+        missing, seqs = [], []
+        for memory_id, _ in best:
+            if memory_id in memories:
+                continue
+            position = dense.position.get(memory_id) if dense.seqs else None
+            if position is None:
+                missing.append(memory_id)
+            else:
+                seqs.append(dense.seqs[position])
+        rows = self.search.get_many_with_context(
+            missing, who, now, cutoff, limit, STANDING_LIMIT, seqs=seqs
+        )
         outcome.context, outcome.context_limit = rows, limit
         memories.update({m.id: m for m in rows.memories})
         ranked = []

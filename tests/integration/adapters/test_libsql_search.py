@@ -154,3 +154,22 @@ def test_newest_first_reads_need_no_sort(engine, db, search):
     sql, params = next((s, p) for s, p in listed if "ORDER BY" in s)
     assert "ORDER BY m.created_at DESC, m.seq DESC" in sql
     assert not any("TEMP B-TREE" in step for step in plan_of(db, sql, params)), sql
+
+
+def test_ranked_rows_read_by_seq_are_the_owners_alone(engine, db, search):
+    """Rows named by their seq (what the vector index knows) are read through the
+    primary key, and the owner condition still decides: another key's seq reads
+    nothing. Rows named by id and by seq come back together."""
+    mine = [add(engine, f"fact {i}", key=f"k{i}") for i in range(3)]
+    theirs = add(engine, "someone else's fact", owner="k2", key="k0")
+    seqs = {row["id"]: row["seq"] for row in db.query("SELECT id, seq FROM memories", ())}
+    who, now = OwnerFilter(("k1",)), engine.now_ms()
+    rows = search.get_many_with_context(
+        [mine[0].id], who, now, 0, 5, 10, seqs=[seqs[mine[1].id], seqs[theirs.id]]
+    )
+    assert sorted(m.id for m in rows.memories) == sorted([mine[0].id, mine[1].id])
+    by_seq = batch_sql(
+        db, lambda: search.get_many_with_context([], who, now, 0, 5, 10, seqs=[seqs[mine[2].id]])
+    )[-1]
+    assert "m.seq IN" in by_seq[0]
+    assert "INTEGER PRIMARY KEY" in " ".join(plan_of(db, *by_seq))

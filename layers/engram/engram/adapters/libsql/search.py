@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from cachetools import TTLCache
@@ -95,6 +96,7 @@ class SearchRepository:
         cutoff_ms: int,
         recent_limit: int,
         standing_limit: int,
+        seqs: Sequence[int] = (),
     ) -> RankingRows:
         """``get_many``, ``recent`` and ``standing`` read together: one round trip to a
         server instead of three. From a local file the recent rows, which only a short
@@ -109,10 +111,12 @@ class SearchRepository:
         statements = [standing_sql(who, now_ms, cutoff_ms, standing_limit)]
         if self.db.is_remote:
             statements.append(recent_sql)
-        if ids:
-            statements.append(_rows_among("id", ids, who, now_ms, cutoff_ms))
+        among = [(column, v) for column, v in (("id", ids), ("seq", seqs)) if v]
+        statements += [_rows_among(column, list(v), who, now_ms, cutoff_ms) for column, v in among]
         results = self.db.query_batch(statements)
-        memories = [row_to_memory(r) for r in results[-1]] if ids else []
+        memories = [
+            row_to_memory(r) for found in results[len(results) - len(among) :] for r in found
+        ]
         recent = LazyMemories(
             results[1] if self.db.is_remote else lambda: self.db.query(*recent_sql)
         )

@@ -76,6 +76,11 @@ class OwnerIndex:
     def seq_position(self) -> dict[int, int]:
         return self._pos_of_seq
 
+    @property
+    def seqs(self) -> list[int]:
+        """Each position's row seq (a deleted row's stays until the next compaction)."""
+        return self._seq
+
     def allowed(self, now_ms: int, cutoff_ms: int, session: str | None) -> npt.NDArray[np.bool_]:
         """Rows a query may return: alive, live, within retention, in the session, embedded."""
         n = self.n

@@ -28,7 +28,11 @@ class LibsqlVectorTier:
             sims = index.matrix @ query
             sims[~index.allowed(now_ms, cutoff_ms, who.session_id)] = -np.inf
             masks = {name: mask[: index.n] for name, mask in index.speaker_masks.items()}
-            parts.append(DenseScores(index.ids, sims, index.position, masks, index.seq_position))
+            parts.append(
+                DenseScores(
+                    index.ids, sims, index.position, masks, index.seq_position, seqs=index.seqs
+                )
+            )
         return parts[0] if len(parts) == 1 else _concat(parts)
 
 
@@ -48,4 +52,6 @@ def _concat(parts: list[DenseScores]) -> DenseScores:
     for part in parts:
         seqs.update({seq: offset + pos for seq, pos in part.seq_position.items()})
         offset += len(part.ids)
-    return DenseScores(ids, sims, {memory_id: i for i, memory_id in enumerate(ids)}, masks, seqs)
+    positions = {memory_id: i for i, memory_id in enumerate(ids)}
+    order = [seq for part in parts for seq in part.seqs]
+    return DenseScores(ids, sims, positions, masks, seqs, seqs=order)
