@@ -236,6 +236,12 @@ class SearchIndex(Protocol):
 
     def available(self) -> bool: ...
 
+    def read_scope(self) -> AbstractContextManager[None]:
+        """One retrieval's reads: inside it, an owner's state (its version) is read once
+        and shared by the reads that need it (each a round trip to a server). Writes made
+        elsewhere meanwhile need not be seen; the scope's own writes are."""
+        ...
+
     def get_many(
         self, ids: list[str], who: OwnerFilter, now_ms: int, cutoff_ms: int
     ) -> list[Memory]: ...
@@ -404,6 +410,11 @@ class VectorRows(Protocol):
         ...
 
     def pending_count(self, owner: str | None = None) -> int: ...
+
+    def observed_version(self, owner: str) -> int:
+        """The owner's write version (it moves with every write to its memories), read
+        once per ``SearchIndex.read_scope``."""
+        ...
 
     def counts(self) -> tuple[int, int]:
         """(memories, memories waiting for a vector)."""

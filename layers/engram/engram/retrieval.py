@@ -128,6 +128,14 @@ class Retriever:
     def _retrieve(
         self, api_key_id: str, request: RetrievalRequest, *, read_only: bool
     ) -> RetrievalResult:
+        # The owner's version is read once for the vector index, the keyword postings
+        # and the lazy-embedding check: one round trip to a server instead of three.
+        with self.search.read_scope():
+            return self._retrieve_in_scope(api_key_id, request, read_only=read_only)
+
+    def _retrieve_in_scope(
+        self, api_key_id: str, request: RetrievalRequest, *, read_only: bool
+    ) -> RetrievalResult:
         settings = self.settings.get()
         strategy = request.strategy or settings.strategy
         budget = settings.max_tokens if request.max_tokens is None else request.max_tokens

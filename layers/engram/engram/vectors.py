@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 LAZY_BATCH_LOCAL = 512
 LAZY_BATCH_REMOTE = 32
 OnStored = Callable[[list[int], Vectors], None]
+# Owners remembered as having nothing to embed (a small int each; forgotten all at once).
+_SETTLED_OWNERS = 10_000
 # How a failure of the configured embedder to be built here is worded (and recognised).
 _UNAVAILABLE = "unavailable"
 
@@ -167,6 +169,10 @@ class VectorService:
         # the embedding worker and the reindex schedule do it and a query should not pay
         # the extra round trip to look.
         self.lazy_embedding = lazy_embedding
+        # owner -> the version at which it had nothing pending: every write (one without
+        # a vector too) and every reset moves the version, so until it moves there is
+        # nothing to look for.
+        self._settled: dict[str, int] = {}
 
     def _maintenance(self, *, fresh: bool = False) -> tuple[VectorMaintenance | None, str | None]:
         """Upkeep by the configured embedder, or None and why (recorded as a failure when
@@ -273,7 +279,13 @@ class VectorService:
         lazy = LAZY_BATCH_REMOTE if maintenance.embedder.source == "remote" else LAZY_BATCH_LOCAL
         try:
             for owner in who.owners:
-                maintenance.embed_pending(owner, lazy)
+                version = self.rows.observed_version(owner)
+                if self._settled.get(owner) == version:
+                    continue
+                if maintenance.embed_pending(owner, lazy) == 0:
+                    if len(self._settled) >= _SETTLED_OWNERS:
+                        self._settled.clear()
+                    self._settled[owner] = version
         except EngramError as exc:
             log.warning("pending memories were not embedded now: %s", exc.message)
             self.failures.failed("vectors", exc.message)

@@ -15,6 +15,7 @@ from engram.models import (
     RetrievalRequest,
     Strategy,
 )
+from tests.support.statements import statements
 from tests.support.upstream_stub import StubUpstream
 
 FACTS = [
@@ -66,6 +67,45 @@ def test_retrieval_embeds_missing_vectors_lazily(engine, db):
     assert result.results[0].tier == "vector"
     signature = engine.vectors.rows.meta().signature
     assert signature == "static:potion-base-8M:256"
+
+
+def test_a_settled_owner_is_not_looked_at_again_until_it_writes(engine, config, db):
+    """With nothing pending at the owner's version a retrieval does not look again (a
+    statement per query); any write moves the version, also another process's, and the
+    next retrieval embeds what it wrote."""
+    seed(engine)
+    ask(engine, "dinner")  # embeds them (a write: the version moves)
+    ask(engine, "dinner")  # nothing left at the new version
+    own = engine.retrieval.search.db
+    assert pending(db) == 0
+    assert not any("needs_reindex = 1" in sql for sql in statements(own, lambda: ask(engine, "x")))
+    other = open_engine(config, jobs="manual")  # another process, writing no vector
+    try:
+        other.memories.create(
+            MemoryCreate(api_key_id="k1", key="tea", content="Green tea is what I drink at dawn")
+        )
+    finally:
+        other.close()
+    assert pending(db) == 1
+    looked = statements(own, lambda: ask(engine, "dinner"))
+    assert any("needs_reindex = 1" in sql for sql in looked)
+    assert pending(db) == 0
+
+
+def test_vectors_a_query_embeds_are_scored_by_that_query(engine):
+    """A memory the index already holds without a vector (a preview saw it) and that a
+    retrieval embeds lazily is ranked by meaning in that same retrieval: the write moves
+    the owner's version, and the version read earlier in the retrieval is not trusted."""
+    seed(engine)
+    ask(engine, "dinner")
+    ask(engine, "dinner")
+    engine.memories.create(
+        MemoryCreate(api_key_id="k1", key="tea", content="Green tea is what I drink at dawn")
+    )
+    engine.retrieval.preview("k1", RetrievalRequest(query="tea"))
+    result = ask(engine, "What do I drink at dawn?", strategy=Strategy.SEMANTIC)
+    assert [r.key for r in result.results][:1] == ["tea"]
+    assert result.results[0].tier == "vector"
 
 
 def test_hybrid_fuses_and_reports_both_scores(engine):

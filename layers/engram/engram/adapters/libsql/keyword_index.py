@@ -48,6 +48,7 @@ import numpy as np
 from .database import Database
 from .fts5_tokens import Fts5Tokenizer, Tokens, fts5_averages
 from .sql import owner_sql
+from .versions import owner_state
 
 __all__ = ["KeywordIndexCache", "OwnerKeywords", "Query"]
 
@@ -367,14 +368,9 @@ class KeywordIndexCache:
         None while the owner's postings are not built (the caller asks FTS5)."""
         if not self._ready(db, owner):
             return None
-        version_rows, averages = db.query_batch(
-            [
-                ("SELECT version FROM owner_versions WHERE api_key_id = ?", [owner]),
-                ("SELECT block FROM memory_fts_data WHERE id = 1", []),
-            ]
-        )
-        version = int(version_rows[0]["version"]) if version_rows else 0
-        rows, avgdl = fts5_averages(averages[0]["block"] if averages else None)
+        state = owner_state(db, owner)
+        version = state.version
+        rows, avgdl = fts5_averages(state.fts_averages)
         with self._lock:
             index = self._indexes.get(owner)
             if index is None:  # evicted since

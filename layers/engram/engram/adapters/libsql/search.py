@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from cachetools import TTLCache
@@ -17,6 +18,7 @@ from .database import Database
 from .fts import build_match, index_term, query_terms
 from .keyword_index import KeywordIndexCache
 from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
+from .versions import read_scope
 
 __all__ = ["SearchRepository", "standing_sql"]
 
@@ -77,6 +79,9 @@ class SearchRepository:
 
     def available(self) -> bool:
         return self.db.table_exists("memory_fts")
+
+    def read_scope(self) -> AbstractContextManager[None]:
+        return read_scope()
 
     def get_many(
         self, ids: list[str], who: OwnerFilter, now_ms: int, cutoff_ms: int

@@ -94,7 +94,7 @@ class OwnerIndex:
     # -- refresh ----------------------------------------------------------------------
 
     def refresh(self, rows_of: VectorRowsRepository) -> None:
-        if rows_of.owner_version(self.owner) == self.version:
+        if rows_of.observed_version(self.owner) == self.version:
             return
         with rows_of.db.transaction():  # one snapshot of rows, tombstones and version
             rows = rows_of.index_rows(self.owner, self.version)

@@ -11,7 +11,7 @@ from ...terms import SPEAKER_PREFIX_CHARS
 from .database import Database, Row
 from .encoding import decode, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
-from .versions import bump_version
+from .versions import bump_version, forget_owner_states, owner_state
 
 __all__ = ["VectorRowsRepository"]
 
@@ -138,6 +138,7 @@ class VectorRowsRepository:
             pending = self.db.execute("UPDATE memories SET embedding = NULL, needs_reindex = 1")
             # Every process's index must reload: bump every owner.
             self.db.execute("UPDATE owner_versions SET version = version + 1")
+            forget_owner_states(self.db)
             self.db.execute(
                 "UPDATE memories SET version = (SELECT version FROM owner_versions o"
                 " WHERE o.api_key_id = memories.api_key_id)"
@@ -148,6 +149,10 @@ class VectorRowsRepository:
         return self.db.execute("UPDATE memories SET needs_reindex = 1")
 
     # -- what an in-memory index reads to catch up --------------------------------------------
+
+    def observed_version(self, owner: str) -> int:
+        """The owner's version as this retrieval read it (``versions.read_scope``)."""
+        return owner_state(self.db, owner).version
 
     def owner_version(self, owner: str) -> int:
         value = self.db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))

@@ -3,17 +3,74 @@
 Every write to an owner's memories bumps the owner's version in the same
 transaction and stamps the rows it wrote; a deletion leaves a tombstone. A
 process whose index is behind reads only the rows and tombstones since.
+
+Inside a ``read_scope`` (one retrieval) the owner's version is read once, with FTS5's
+averages record: the vector index, the keyword postings and the lazy-embedding check
+each need it, and against a server each separate read was a round trip. A write in
+the scope (``bump_version``) drops what was read, so the scope still sees its own writes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
 from .database import Database
 
-__all__ = ["bump_version"]
+__all__ = ["OwnerState", "bump_version", "forget_owner_states", "owner_state", "read_scope"]
+
+
+@dataclass(frozen=True)
+class OwnerState:
+    version: int
+    fts_averages: bytes | None  # FTS5's averages record (row count, column sizes)
+
+
+# (id of the Database, owner) -> what was read in the current scope; None outside one.
+_read: ContextVar[dict[tuple[int, str], OwnerState] | None] = ContextVar(
+    "engram_owner_states", default=None
+)
+
+
+@contextmanager
+def read_scope() -> Iterator[None]:
+    token = _read.set({})
+    try:
+        yield
+    finally:
+        _read.reset(token)
+
+
+def owner_state(db: Database, owner: str) -> OwnerState:
+    """The owner's version and FTS5's averages, read once per scope (always outside one)."""
+    read = _read.get()
+    key = (id(db), owner)
+    if read is not None and key in read:
+        return read[key]
+    row = db.query_one(
+        "SELECT (SELECT version FROM owner_versions WHERE api_key_id = ?) AS version,"
+        " (SELECT block FROM memory_fts_data WHERE id = 1) AS block",
+        (owner,),
+    )
+    state = OwnerState(int((row or {}).get("version") or 0), (row or {}).get("block"))
+    if read is not None:
+        read[key] = state
+    return state
+
+
+def forget_owner_states(db: Database, owner: str | None = None) -> None:
+    """Drop what the scope read of ``owner`` (every owner: None) after a write."""
+    read = _read.get()
+    if read:
+        for key in [k for k in read if k[0] == id(db) and (owner is None or k[1] == owner)]:
+            del read[key]
 
 
 def bump_version(db: Database, owner: str) -> int:
     """The owner's next version (call inside the write's transaction)."""
+    forget_owner_states(db, owner)
     return int(
         db.scalar(
             "INSERT INTO owner_versions (api_key_id, version) VALUES (?, 1)"

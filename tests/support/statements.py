@@ -1,0 +1,33 @@
+"""What the engine sends to its database, and waiting for its background keyword build."""
+
+import time
+
+
+def statements(db, action):
+    """The SQL ``action`` sends through ``db`` (the engine's own connection), one by one
+    or batched."""
+    sent = []
+    query, batch = db.query, db.query_batch
+
+    def one(sql, params=()):
+        sent.append(sql)
+        return query(sql, params)
+
+    def many(items):
+        sent.extend(sql for sql, _ in items)
+        return batch(items)
+
+    db.query, db.query_batch = one, many
+    try:
+        action()
+    finally:
+        db.query, db.query_batch = query, batch
+    return sent
+
+
+def wait_for_postings(engine, owner="k1"):
+    keywords = engine.retrieval.search.keywords
+    deadline = time.monotonic() + 10
+    while keywords is not None and not keywords.ready(owner):
+        assert time.monotonic() < deadline, "the keyword postings were never built"
+        time.sleep(0.02)
