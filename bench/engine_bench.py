@@ -174,6 +174,8 @@ def main() -> None:
         "--block", type=int, default=50, help="queries per block of each kind (1: alternate)"
     )
     args = parser.parse_args()
+    if args.block < 1:
+        parser.error("--block must be at least 1")
     corpus = Corpus(random.Random(args.seed))
     queries = [corpus.question() for _ in range(args.queries)]
 

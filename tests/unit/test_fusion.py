@@ -62,3 +62,13 @@ def test_dense_top_skips_disallowed_rows():
 def test_rrf_sums_reciprocal_ranks():
     scores = rrf([["a", "b"], ["b", "c"]], k=60)
     assert scores == pytest.approx({"a": 1 / 61, "b": 1 / 62 + 1 / 61, "c": 1 / 62})
+
+
+def test_a_row_newer_than_the_product_is_left_out_not_an_error():
+    """Another thread may refresh an owner's index (a new row, position 2) after this
+    query's product scored two rows: the shared ``seq_position`` then names a position
+    past ``sims``. That row is not ranked this time; nothing raises."""
+    sims = np.array([0.2, 0.1], dtype=np.float32)
+    dense = DenseScores(["a", "b"], sims, {"a": 0, "b": 1, "c": 2}, {}, {10: 0, 11: 1, 12: 2})
+    best = weighted([(12, 9.0), (11, 1.0)], dense, set(), 5)
+    assert [memory_id for memory_id, _ in best] == ["b", "a"]

@@ -65,7 +65,8 @@ def weighted(
         positions = np.fromiter(
             (dense.seq_position.get(seq, -1) for seq, _ in keyword), dtype=np.int64
         )
-        known = positions >= 0
+        # A row added to the index after its product (another thread) has no score yet.
+        known = (positions >= 0) & (positions < len(fused))
         positions = positions[known]
         allowed = np.isfinite(fused[positions])
         positions = positions[allowed]

@@ -407,7 +407,7 @@ class Retriever:
             if memory_id in memories:
                 continue
             position = dense.position.get(memory_id) if dense.seqs else None
-            if position is None:
+            if position is None or position >= len(dense.seqs):
                 missing.append(memory_id)
             else:
                 seqs.append(dense.seqs[position])
@@ -421,7 +421,8 @@ class Retriever:
             if memory_id not in memories:
                 continue
             position = dense.position.get(memory_id)
-            sim = None if position is None else float(dense.sims[position])
+            scored = position is not None and position < len(dense.sims)
+            sim = float(dense.sims[position]) if scored else None
             if sim is not None and not np.isfinite(sim):
                 sim = None
             in_fts = memory_id in fts

@@ -108,6 +108,31 @@ def test_vectors_a_query_embeds_are_scored_by_that_query(engine):
     assert result.results[0].tier == "vector"
 
 
+def test_vectors_survive_a_missing_fts_index(engine, db):
+    """The owner's version is read with FTS5's averages record; a keyword index that
+    cannot be read must not take the vector tier down with it."""
+    seed(engine)
+    ask(engine, "dinner")
+    for trigger in ("memory_fts_ai", "memory_fts_ad", "memory_fts_au"):
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP TABLE memory_fts")
+    result = ask(engine, "What food do I like for dinner?", strategy=Strategy.SEMANTIC)
+    assert result.resolution.vector_store == "libsql"
+    assert (result.results[0].key, result.results[0].tier) == ("food", "vector")
+
+
+def test_a_forced_reindex_is_looked_at_by_the_next_query(engine, db):
+    """``reindex(force=True)`` marks every row pending: the owner's version moves, so an
+    owner that had nothing to embed is looked at again (lazily, by the next query)."""
+    seed(engine)
+    ask(engine, "dinner")
+    ask(engine, "dinner")
+    engine.vectors.reindex(force=True, max_seconds=0)
+    assert pending(db) == 4
+    ask(engine, "dinner")
+    assert pending(db) == 0
+
+
 def test_hybrid_fuses_and_reports_both_scores(engine):
     seed(engine)
     result = ask(engine, "What is my cat called?", strategy=Strategy.HYBRID)

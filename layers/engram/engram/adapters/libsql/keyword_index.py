@@ -370,7 +370,10 @@ class KeywordIndexCache:
             return None
         state = owner_state(db, owner)
         version = state.version
-        rows, avgdl = fts5_averages(state.fts_averages)
+        averages = state.fts_averages
+        if not state.fts_readable:  # raise what FTS5's tables say, as the FTS5 query would
+            averages = db.scalar("SELECT block FROM memory_fts_data WHERE id = 1")
+        rows, avgdl = fts5_averages(averages)
         with self._lock:
             index = self._indexes.get(owner)
             if index is None:  # evicted since
@@ -382,7 +385,9 @@ class KeywordIndexCache:
             else:
                 index.used = now
                 self._indexes.move_to_end(owner)
-                fresh = index.version == version or self._refresh(db, index, version)
+                # Versions only grow: postings another thread brought past this
+                # retrieval's version are newer, not stale.
+                fresh = index.version >= version or self._refresh(db, index, version)
             if fresh:
                 found = index.search(Query(stems, doc_freq, rows, avgdl), limit)
                 self._evict()

@@ -146,7 +146,13 @@ class VectorRowsRepository:
             return pending
 
     def mark_all_pending(self) -> int:
-        return self.db.execute("UPDATE memories SET needs_reindex = 1")
+        with self.db.transaction():
+            marked = self.db.execute("UPDATE memories SET needs_reindex = 1")
+            # A version that does not move tells readers nothing changed: the lazy-
+            # embedding check would not look again (the rows' vectors stay valid).
+            self.db.execute("UPDATE owner_versions SET version = version + 1")
+            forget_owner_states(self.db)
+            return marked
 
     # -- what an in-memory index reads to catch up --------------------------------------------
 

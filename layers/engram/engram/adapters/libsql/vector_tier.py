@@ -25,12 +25,23 @@ class LibsqlVectorTier:
         parts = []
         for owner in who.owners:
             index = self.cache.get(owner, self.dim, self.rows)
+            # Another thread may refresh the index while this one scores it: everything
+            # is cut to the rows the product saw (``position`` may name newer rows; the
+            # ranking skips a position past ``sims``).
             sims = index.matrix @ query
-            sims[~index.allowed(now_ms, cutoff_ms, who.session_id)] = -np.inf
-            masks = {name: mask[: index.n] for name, mask in index.speaker_masks.items()}
+            allowed = index.allowed(now_ms, cutoff_ms, who.session_id)
+            n = min(len(sims), len(allowed))
+            sims = sims[:n]
+            sims[~allowed[:n]] = -np.inf
+            masks = {name: mask[:n] for name, mask in index.speaker_masks.items()}
             parts.append(
                 DenseScores(
-                    index.ids, sims, index.position, masks, index.seq_position, seqs=index.seqs
+                    index.ids[:n],
+                    sims,
+                    index.position,
+                    masks,
+                    index.seq_position,
+                    seqs=index.seqs[:n],
                 )
             )
         return parts[0] if len(parts) == 1 else _concat(parts)

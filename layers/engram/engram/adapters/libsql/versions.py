@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from ...errors import StorageError
 from .database import Database
 
 __all__ = ["OwnerState", "bump_version", "forget_owner_states", "owner_state", "read_scope"]
@@ -26,6 +27,9 @@ __all__ = ["OwnerState", "bump_version", "forget_owner_states", "owner_state", "
 class OwnerState:
     version: int
     fts_averages: bytes | None  # FTS5's averages record (row count, column sizes)
+    # False when FTS5's tables could not be read: the version still serves the vector
+    # index (a broken keyword index must not cost the vectors too).
+    fts_readable: bool = True
 
 
 # (id of the Database, owner) -> what was read in the current scope; None outside one.
@@ -49,12 +53,16 @@ def owner_state(db: Database, owner: str) -> OwnerState:
     key = (id(db), owner)
     if read is not None and key in read:
         return read[key]
-    row = db.query_one(
-        "SELECT (SELECT version FROM owner_versions WHERE api_key_id = ?) AS version,"
-        " (SELECT block FROM memory_fts_data WHERE id = 1) AS block",
-        (owner,),
-    )
-    state = OwnerState(int((row or {}).get("version") or 0), (row or {}).get("block"))
+    try:
+        row = db.query_one(
+            "SELECT (SELECT version FROM owner_versions WHERE api_key_id = ?) AS version,"
+            " (SELECT block FROM memory_fts_data WHERE id = 1) AS block",
+            (owner,),
+        )
+        state = OwnerState(int((row or {}).get("version") or 0), (row or {}).get("block"))
+    except StorageError:
+        version = db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))
+        state = OwnerState(int(version or 0), None, fts_readable=False)
     if read is not None:
         read[key] = state
     return state
