@@ -48,7 +48,7 @@ import numpy as np
 from .database import Database
 from .fts5_tokens import Fts5Tokenizer, Tokens, fts5_averages
 from .sql import owner_sql
-from .versions import owner_state
+from .versions import current_version, owner_state
 
 __all__ = ["KeywordIndexCache", "OwnerKeywords", "Query"]
 
@@ -314,11 +314,6 @@ class OwnerKeywords:
         return list(zip(seqs, (-values[order]).tolist(), strict=True))
 
 
-def _owner_version(db: Database, owner: str) -> int:
-    value = db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))
-    return int(value or 0)
-
-
 def _pages(db: Database, owner: str) -> Iterator[Tokens]:
     """Every row of the owner tokenized, a page at a time (the lock and the GIL are never
     held for long). Read after the owner's version: a row written meanwhile is read again
@@ -401,7 +396,7 @@ class KeywordIndexCache:
         with self._lock:
             index = self._indexes.get(owner)
             if index is not None:
-                version = _owner_version(db, owner)
+                version = current_version(db, owner)
                 if index.version != version:
                     self._refresh(db, index, version)
 
@@ -447,7 +442,7 @@ class KeywordIndexCache:
         reader: Database | None = None
         try:
             reader = db.sibling()
-            version = _owner_version(reader, owner)
+            version = current_version(reader, owner)
             index = OwnerKeywords.build(owner, version, _pages(reader, owner))
         except Exception as exc:  # any failure leaves FTS5 answering, and is retried
             self._not_built(owner, exc)

@@ -11,7 +11,7 @@ from ...terms import SPEAKER_PREFIX_CHARS
 from .database import Database, Row
 from .encoding import decode, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
-from .versions import bump_version, forget_owner_states, owner_state
+from .versions import bump_every_version, bump_version, current_version, owner_state
 
 __all__ = ["VectorRowsRepository"]
 
@@ -137,8 +137,7 @@ class VectorRowsRepository:
             )
             pending = self.db.execute("UPDATE memories SET embedding = NULL, needs_reindex = 1")
             # Every process's index must reload: bump every owner.
-            self.db.execute("UPDATE owner_versions SET version = version + 1")
-            forget_owner_states(self.db)
+            bump_every_version(self.db)
             self.db.execute(
                 "UPDATE memories SET version = (SELECT version FROM owner_versions o"
                 " WHERE o.api_key_id = memories.api_key_id)"
@@ -150,8 +149,7 @@ class VectorRowsRepository:
             marked = self.db.execute("UPDATE memories SET needs_reindex = 1")
             # A version that does not move tells readers nothing changed: the lazy-
             # embedding check would not look again (the rows' vectors stay valid).
-            self.db.execute("UPDATE owner_versions SET version = version + 1")
-            forget_owner_states(self.db)
+            bump_every_version(self.db)
             return marked
 
     # -- what an in-memory index reads to catch up --------------------------------------------
@@ -161,8 +159,7 @@ class VectorRowsRepository:
         return owner_state(self.db, owner).version
 
     def owner_version(self, owner: str) -> int:
-        value = self.db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))
-        return int(value or 0)
+        return current_version(self.db, owner)
 
     def index_rows(self, owner: str, since: int) -> list[Row]:
         """The owner's rows written after version ``since`` (all rows for 0)."""

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from ...errors import StorageError
 from .database import Database
 
-__all__ = ["OwnerState", "bump_version", "forget_owner_states", "owner_state", "read_scope"]
+__all__ = [
+    "OwnerState",
+    "bump_every_version",
+    "bump_version",
+    "current_version",
+    "owner_state",
+    "read_scope",
+]
 
 
 @dataclass(frozen=True)
@@ -61,14 +68,19 @@ def owner_state(db: Database, owner: str) -> OwnerState:
         )
         state = OwnerState(int((row or {}).get("version") or 0), (row or {}).get("block"))
     except StorageError:
-        version = db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))
-        state = OwnerState(int(version or 0), None, fts_readable=False)
+        state = OwnerState(current_version(db, owner), None, fts_readable=False)
     if read is not None:
         read[key] = state
     return state
 
 
-def forget_owner_states(db: Database, owner: str | None = None) -> None:
+def current_version(db: Database, owner: str) -> int:
+    """The owner's version now, read past any scope (0 before its first write)."""
+    value = db.scalar("SELECT version FROM owner_versions WHERE api_key_id = ?", (owner,))
+    return int(value or 0)
+
+
+def _forget_owner_states(db: Database, owner: str | None = None) -> None:
     """Drop what the scope read of ``owner`` (every owner: None) after a write."""
     read = _read.get()
     if read:
@@ -78,7 +90,7 @@ def forget_owner_states(db: Database, owner: str | None = None) -> None:
 
 def bump_version(db: Database, owner: str) -> int:
     """The owner's next version (call inside the write's transaction)."""
-    forget_owner_states(db, owner)
+    _forget_owner_states(db, owner)
     return int(
         db.scalar(
             "INSERT INTO owner_versions (api_key_id, version) VALUES (?, 1)"
@@ -86,3 +98,10 @@ def bump_version(db: Database, owner: str) -> int:
             (owner,),
         )
     )
+
+
+def bump_every_version(db: Database) -> None:
+    """Every owner's next version (call inside the write's transaction): a change to
+    every owner's rows, such as a new embedding, that every process must notice."""
+    _forget_owner_states(db)
+    db.execute("UPDATE owner_versions SET version = version + 1")
