@@ -99,7 +99,7 @@ def coverage(terms: list[str], text: str) -> float:
 @lru_cache(maxsize=8192)  # a key's candidates recur from query to query; ~1 KB each
 def text_stems(text: str) -> frozenset[str]:
     """The stems of every word of ``text``: what ``coverage`` compares against."""
-    return frozenset(index_term(t) for t in _TOKEN.findall(text.lower()))
+    return frozenset(map(index_term, _TOKEN.findall(text.lower())))
 
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z\u00c0-\u024f]+(?:[-'][A-Za-z]+)?)\b")

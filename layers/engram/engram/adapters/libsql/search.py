@@ -14,10 +14,11 @@ from cachetools import TTLCache
 from ...errors import StorageError
 from ...models import Memory, OwnerFilter, Removed
 from ...ports import RankingRows
-from .database import Database
+from .database import Database, Row
 from .fts import build_match, index_term, query_terms
 from .keyword_index import KeywordIndexCache
 from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
+from .standing import CAP, StandingCache, all_standing_sql, current, standing_sql
 from .versions import read_scope
 
 __all__ = ["SearchRepository", "standing_sql"]
@@ -45,22 +46,6 @@ def _rows_among(
     )
 
 
-def standing_sql(
-    who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
-) -> tuple[str, list[Any]]:
-    """The owner's standing instructions, newest first. The category condition is word
-    for word the WHERE of the partial index ``memories_owner_instructions`` (migration
-    0005): SQLite uses a partial index only for a query that repeats its condition."""
-    owner_clause, params = owner_sql(who)
-    live_sql, extra = live(now_ms)
-    return (
-        f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
-        " AND m.updated_at >= ? AND json_extract(m.metadata, '$.category') = 'instruction'"
-        " ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
-        [*params, *extra, cutoff_ms, limit],
-    )
-
-
 class SearchRepository:
     def __init__(
         self, db: Database, *, prune: bool = True, keywords: KeywordIndexCache | None = None
@@ -76,6 +61,7 @@ class SearchRepository:
         # moves the pruning threshold of one term for a few minutes.
         self._doc_freq: TTLCache[str, int] = TTLCache(maxsize=8192, ttl=300)
         self._doc_freq_lock = threading.Lock()
+        self._standing = StandingCache(db)
 
     def available(self) -> bool:
         return self.db.table_exists("memory_fts")
@@ -113,23 +99,34 @@ class SearchRepository:
             base + " AND m.updated_at >= ? ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
             [*params, *extra, cutoff_ms, recent_limit],
         )
-        statements = [standing_sql(who, now_ms, cutoff_ms, standing_limit)]
+        versions = self._standing.versions(who)
+        known = self._standing.get(who, versions)
+        statements = [] if known is not None else [all_standing_sql(who)]
         if self.db.is_remote:
             statements.append(recent_sql)
         among = [(column, v) for column, v in (("id", ids), ("seq", seqs)) if v]
         statements += [_rows_among(column, list(v), who, now_ms, cutoff_ms) for column, v in among]
-        results = self.db.query_batch(statements)
+        results = self.db.query_batch(statements) if statements else []
         memories = [
             row_to_memory(r) for found in results[len(results) - len(among) :] for r in found
         ]
+        if known is None:
+            known = results.pop(0)
+            self._standing.put(who, versions, known)
         recent = LazyMemories(
-            results[1] if self.db.is_remote else lambda: self.db.query(*recent_sql)
+            results[0] if self.db.is_remote else lambda: self.db.query(*recent_sql)
         )
-        return RankingRows(
-            memories=memories,
-            recent=recent,
-            standing=[row_to_memory(r) for r in results[0]],
-        )
+        standing = self._current_standing(known, who, now_ms, cutoff_ms, standing_limit)
+        return RankingRows(memories=memories, recent=recent, standing=standing)
+
+    def _current_standing(
+        self, rows: list[Row], who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
+    ) -> list[Memory]:
+        """Every instruction of the owner (``all_standing_sql``) as the query sees them
+        now; an owner with more than the cache holds is read with the SQL conditions."""
+        if len(rows) > CAP:
+            rows = self.db.query(*standing_sql(who, now_ms, cutoff_ms, limit))
+        return [row_to_memory(r) for r in current(rows, now_ms, cutoff_ms, limit)]
 
     def selective_terms(self, terms: list[str]) -> list[str]:
         """``terms`` without those in half the indexed memories or more.
@@ -156,17 +153,20 @@ class SearchRepository:
             rows = self._doc_freq.get(_ROWS)
         missing = sorted(stems - known.keys())
         if missing or rows is None:
-            marks = ",".join("?" for _ in missing)
-            statements: list[tuple[str, list[Any]]] = [
-                ("SELECT coalesce(max(seq), 0) AS n FROM memories", [])
-            ]
+            statements: list[tuple[str, list[Any]]] = []
+            # The row count rides along for free to a server; from a file it is a
+            # statement of its own (~0.15 ms), read only when its cached value expired.
+            if rows is None or self.db.is_remote:
+                statements.append(("SELECT coalesce(max(seq), 0) AS n FROM memories", []))
             if missing:
+                marks = ",".join("?" for _ in missing)
                 statements.append(
                     (f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})", missing)
                 )
             results = self.db.query_batch(statements)
-            rows = int(results[0][0]["n"])
-            found = {r["term"]: int(r["doc"]) for r in results[1]} if missing else {}
+            if rows is None or self.db.is_remote:
+                rows = int(results.pop(0)[0]["n"])
+            found = {r["term"]: int(r["doc"]) for r in results[0]} if missing else {}
             with self._doc_freq_lock:
                 self._doc_freq[_ROWS] = rows
                 for stem in missing:
@@ -298,9 +298,12 @@ class SearchRepository:
         return found
 
     def standing(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
-        return [
-            row_to_memory(r) for r in self.db.query(*standing_sql(who, now_ms, cutoff_ms, limit))
-        ]
+        versions = self._standing.versions(who)
+        known = self._standing.get(who, versions)
+        if known is None:
+            known = self.db.query(*all_standing_sql(who))
+            self._standing.put(who, versions, known)
+        return self._current_standing(known, who, now_ms, cutoff_ms, limit)
 
     def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
         """Live memories, most recently stated first."""

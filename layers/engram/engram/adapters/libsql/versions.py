@@ -25,6 +25,7 @@ __all__ = [
     "bump_every_version",
     "bump_version",
     "current_version",
+    "in_read_scope",
     "owner_state",
     "read_scope",
 ]
@@ -52,6 +53,10 @@ def read_scope() -> Iterator[None]:
         yield
     finally:
         _read.reset(token)
+
+
+def in_read_scope() -> bool:
+    return _read.get() is not None
 
 
 def owner_state(db: Database, owner: str) -> OwnerState:
