@@ -291,6 +291,7 @@ def open_engine(
             ),
             backends.close,
             qdrant.close,
+            stats.close,  # counts added up in memory, written before the file closes
             *((db.close,) if database is None else ()),
         ),
     )

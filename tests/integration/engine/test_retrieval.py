@@ -1,3 +1,4 @@
+import time
 from datetime import timedelta
 
 import numpy as np
@@ -355,3 +356,28 @@ def test_a_retrieval_reads_the_owners_version_once(engine):
     ):
         sent = statements(own, request)
         assert sum("owner_versions" in sql for sql in sent) == 1, sent
+
+
+def test_counts_from_a_file_are_written_together_not_per_retrieval(engine, config, db):
+    """A retrieval from a file writes nothing for its counter (a commit and the write
+    lock each time); the counts reach the file within a second, before any read of
+    them, and when the engine closes."""
+    if engine.retrieval.search.db.is_remote:
+        pytest.skip("a server's counter goes with the next request (execute_deferred)")
+    add(engine, "Biscuit", owner="k1")
+    sent = statements(engine.retrieval.search.db, lambda: ask(engine, "Biscuit", owner="k1"))
+    assert not [sql for sql in sent if "retrieval_stats" in sql]
+    deadline = time.monotonic() + 10
+    while db.scalar("SELECT sum(retrievals) FROM retrieval_stats") != 1:  # the timer's flush
+        assert time.monotonic() < deadline, "the counts were never written"
+        time.sleep(0.05)
+    engine.retrieval.stats.flush_after_s = 60  # what follows is not the timer's
+    for _ in range(3):
+        ask(engine, "Biscuit", owner="k1")
+    ask(engine, "anything", owner="empty-key")
+    assert db.scalar("SELECT sum(retrievals) FROM retrieval_stats") == 1  # not yet
+    assert engine.memories.stats("k1").retrievals == 4  # a read writes them first
+    ask(engine, "Biscuit", owner="k1")
+    engine.close()
+    assert db.scalar("SELECT retrievals FROM retrieval_stats WHERE api_key_id = 'k1'") == 5
+    assert db.scalar("SELECT hits FROM retrieval_stats WHERE api_key_id = 'empty-key'") == 0
