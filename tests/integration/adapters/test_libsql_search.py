@@ -173,3 +173,19 @@ def test_ranked_rows_read_by_seq_are_the_owners_alone(engine, db, search):
     )[-1]
     assert "m.seq IN" in by_seq[0]
     assert "INTEGER PRIMARY KEY" in " ".join(plan_of(db, *by_seq))
+
+
+def test_the_row_count_is_not_read_again_with_each_new_word(engine, search, db):
+    """The pruning's row count is cached with the document frequencies; a server gets it
+    with the words' frequencies in the same round trip, a file pays a statement for it,
+    so a file reads it only when its cached value expired."""
+    if db.is_remote:
+        pytest.skip("a server gets the count in the same round trip as the frequencies")
+    add(engine, "Caroline adopted a kitten", key="cat")
+    who = OwnerFilter(("k1",))
+    first = [sql for sql, _ in all_sql(db, lambda: search.keyword_scores("kitten hat", who, 5))]
+    again = all_sql(db, lambda: search.keyword_scores("adopted scarf", who, 5))
+    counted = [sql for sql, _ in again if "max(seq)" in sql]
+    assert any("max(seq)" in sql for sql in first)
+    assert any("memory_fts_vocab" in sql for sql, _ in again)  # the new words' frequencies
+    assert counted == []
