@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from engram import MemorySettingsUpdate, open_engine
+from engram import Config, MemorySettingsUpdate, open_engine
 from engram.adapters.libsql.standing import CAP
 from engram.models import MemoryCreate, RetrievalRequest
 from tests.support.statements import statements
@@ -92,3 +92,21 @@ def test_an_owner_with_more_than_the_cache_holds(engine, clock):
     clock.advance(minutes=2)
     for _ in range(2):  # read with the SQL conditions both times: too many to keep
         assert standing(engine) == [f"rule number {i}" for i in range(14, 4, -1)]
+
+
+def test_no_version_is_read_for_them_alone(config, clock):
+    """With neither vectors nor keyword postings (which read the owner's version first),
+    the instructions are read as they are: reading the version only to look them up
+    would cost the statement (a round trip to a server) the cache spares."""
+    engine = open_engine(
+        Config(**{**config.model_dump(), "keyword_cache_mb": 0}), clock=clock, jobs="manual"
+    )
+    try:
+        engine.settings.update(MemorySettingsUpdate(static_enabled=False))
+        instruct(engine, "keep answers under 200 words", "style")
+        sent = statements(engine.retrieval.search.db, lambda: standing(engine))
+        assert not [sql for sql in sent if "owner_versions" in sql]
+        assert [sql for sql in sent if "instruction" in sql]
+        assert standing(engine) == ["keep answers under 200 words"]
+    finally:
+        engine.close()

@@ -18,7 +18,7 @@ from typing import Any
 from ...models import OwnerFilter
 from .database import Database, Row
 from .sql import COLUMNS, live, owner_sql
-from .versions import in_read_scope, owner_state
+from .versions import read_in_scope
 
 __all__ = ["CAP", "StandingCache", "all_standing_sql", "standing_sql"]
 
@@ -75,11 +75,14 @@ class StandingCache:
         self._lock = threading.Lock()
 
     def versions(self, who: OwnerFilter) -> tuple[int, ...] | None:
-        """The owners' versions as this retrieval read them; None outside a retrieval's
-        read scope (reading them there would cost the statement the cache spares)."""
-        if not in_read_scope():
+        """The owners' versions as this retrieval has already read them (the vector
+        index and the keyword postings read them first); None when it has not: reading
+        them for this alone would cost the statement the cache spares (a round trip to
+        a server)."""
+        states = [read_in_scope(self.db, owner) for owner in who.owners]
+        if any(state is None for state in states):
             return None
-        return tuple(owner_state(self.db, owner).version for owner in who.owners)
+        return tuple(state.version for state in states if state is not None)
 
     def get(self, who: OwnerFilter, versions: tuple[int, ...] | None) -> list[Row] | None:
         """Every standing instruction of ``who`` at ``versions``, if known."""

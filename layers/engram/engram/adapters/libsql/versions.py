@@ -25,8 +25,8 @@ __all__ = [
     "bump_every_version",
     "bump_version",
     "current_version",
-    "in_read_scope",
     "owner_state",
+    "read_in_scope",
     "read_scope",
 ]
 
@@ -55,8 +55,10 @@ def read_scope() -> Iterator[None]:
         _read.reset(token)
 
 
-def in_read_scope() -> bool:
-    return _read.get() is not None
+def read_in_scope(db: Database, owner: str) -> OwnerState | None:
+    """What the current scope has already read of the owner, without reading it."""
+    read = _read.get()
+    return None if read is None else read.get((id(db), owner))
 
 
 def owner_state(db: Database, owner: str) -> OwnerState:
