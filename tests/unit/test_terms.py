@@ -41,7 +41,7 @@ def test_stems_come_from_snowballs_c_stemmer_and_match_the_python_one():
     assert isinstance(terms._porter, Stemmer.Stemmer)
     assert isinstance(facts.STEMMER, Stemmer.Stemmer)
     text = Path(terms.__file__).read_text() + Path(facts.__file__).read_text()
-    words = sorted(set(re.findall(r"[a-z]+", text.lower()))) + ["running", "généralement"]
+    words = [*sorted(set(re.findall(r"[a-z]+", text.lower()))), "running", "généralement"]
     assert len(words) > 500
     for python, c in ((PorterStemmer(), terms._porter), (EnglishStemmer(), facts.STEMMER)):
         assert c.stemWords(words) == python.stemWords(words)
