@@ -8,14 +8,20 @@ def statements(db, action):
     or batched."""
     sent = []
     query, batch = db.query, db.query_batch
+    batching = []  # a file's batch runs its statements through ``query``: counted once
 
     def one(sql, params=()):
-        sent.append(sql)
+        if not batching:
+            sent.append(sql)
         return query(sql, params)
 
     def many(items):
         sent.extend(sql for sql, _ in items)
-        return batch(items)
+        batching.append(True)
+        try:
+            return batch(items)
+        finally:
+            batching.pop()
 
     db.query, db.query_batch = one, many
     try:

@@ -210,7 +210,11 @@ def open_engine(
     mb = config.keyword_cache_mb
     keywords = KeywordIndexCache(mb * 1024 * 1024) if mb else None
     search = SearchRepository(db, keywords=keywords)
-    stats = RetrievalStatsRepository(db)
+    stats = RetrievalStatsRepository(
+        db,
+        failed=lambda message: failures.failed("retrieval stats", message),
+        recovered=lambda: failures.recovered("retrieval stats"),
+    )
     memories = MemoryService(
         MemoryRepository(db),
         HistoryRepository(db),

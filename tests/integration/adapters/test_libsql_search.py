@@ -1,8 +1,10 @@
 """The libSQL search repository: its query plans and its pruning of common terms."""
 
 import pytest
+from cachetools import TTLCache
 
 from engram.adapters.libsql import MemoryRepository, SearchRepository
+from engram.adapters.libsql.standing import all_standing_sql
 from engram.models import MemoryCreate, MemoryQuery, MemorySettingsUpdate, OwnerFilter
 
 
@@ -115,7 +117,7 @@ def test_standing_instructions_are_read_from_their_partial_index(search, db):
     who = OwnerFilter(("k1",))
     alone = first_sql(db, lambda: search.standing(who, 1, 0, 10))
     batched = batch_sql(db, lambda: search.get_many_with_context([], who, 1, 0, 10, 10))
-    for sql, params in (alone, batched[0]):
+    for sql, params in (alone, batched[0], all_standing_sql(who, 1)):
         assert "instruction" in sql
         assert "memories_owner_instructions" in " ".join(plan_of(db, sql, params))
 
@@ -144,6 +146,7 @@ def test_newest_first_reads_need_no_sort(engine, db, search):
     reads = [
         first_sql(db, lambda: search.recent(who, 1, 0, 20)),
         first_sql(db, lambda: search.standing(who, 1, 0, 10)),
+        all_standing_sql(who, 1),
         *batch_sql(db, lambda: search.get_many_with_context([], who, 1, 0, 20, 10)),
     ]
     for sql, params in reads:
@@ -189,3 +192,26 @@ def test_the_row_count_is_not_read_again_with_each_new_word(engine, search, db):
     assert any("max(seq)" in sql for sql in first)
     assert any("memory_fts_vocab" in sql for sql, _ in again)  # the new words' frequencies
     assert counted == []
+
+
+def test_the_row_count_is_read_again_once_expired_though_new_words_keep_coming(engine, db):
+    """Setting the cached count again with each batch of new words would restart its
+    five minutes: the count read first would stay for good, and a term that has become
+    selective as the file grew would be pruned."""
+    search = SearchRepository(db)
+    now = [0.0]
+    search._doc_freq = TTLCache(maxsize=8192, ttl=300, timer=lambda: now[0])
+    for i in range(4):
+        add(engine, f"Note {i}", key=f"n{i}")
+    search.selective_terms(["note", "zzz"])  # the count read: 4 rows
+    for i in range(40):
+        add(engine, f"Something else entirely {i}", key=f"m{i}")
+    for i in range(3):
+        add(engine, f"Caroline adopted pet {i}", key=f"c{i}")  # 3 of 47 rows
+    reads = 0
+    for minute in range(1, 31):  # a new word every minute for half an hour
+        now[0] = minute * 60.0
+        sent = all_sql(db, lambda m=minute: search.selective_terms(["note", f"word{m}"]))
+        reads += sum("max(seq)" in sql for sql, _ in sent)
+    assert reads >= 5 or db.is_remote
+    assert "caroline" in search.selective_terms(["caroline", "kitten"])

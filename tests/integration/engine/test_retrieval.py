@@ -365,8 +365,8 @@ def test_counts_from_a_file_are_written_together_not_per_retrieval(engine, confi
     if engine.retrieval.search.db.is_remote:
         pytest.skip("a server's counter goes with the next request (execute_deferred)")
     add(engine, "Biscuit", owner="k1")
-    sent = statements(engine.retrieval.search.db, lambda: ask(engine, "Biscuit", owner="k1"))
-    assert not [sql for sql in sent if "retrieval_stats" in sql]
+    ask(engine, "Biscuit", owner="k1")
+    assert db.scalar("SELECT count(*) FROM retrieval_stats") == 0  # not written with it
     deadline = time.monotonic() + 10
     while db.scalar("SELECT sum(retrievals) FROM retrieval_stats") != 1:  # the timer's flush
         assert time.monotonic() < deadline, "the counts were never written"
@@ -381,3 +381,23 @@ def test_counts_from_a_file_are_written_together_not_per_retrieval(engine, confi
     engine.close()
     assert db.scalar("SELECT retrievals FROM retrieval_stats WHERE api_key_id = 'k1'") == 5
     assert db.scalar("SELECT hits FROM retrieval_stats WHERE api_key_id = 'empty-key'") == 0
+
+
+def test_counts_a_read_only_file_cannot_take_are_reported(engine, config, db_path):
+    """Written off the request path, a counter that fails cannot fail the retrieval; the
+    health report says so instead."""
+    if engine.retrieval.search.db.is_remote:
+        pytest.skip("a read-only file")
+    add(engine, "Biscuit", owner="k1")
+    engine.close()
+    frozen = open_engine(
+        config.model_copy(update={"db_url": f"file:{db_path}?mode=ro"}), jobs="manual"
+    )
+    try:
+        assert contents(ask(frozen, "Biscuit", owner="k1")) == ["Biscuit"]
+        deadline = time.monotonic() + 10
+        while "retrieval stats" not in {f.component for f in frozen.retrieval.failures.current()}:
+            assert time.monotonic() < deadline, "the failed counter was never reported"
+            time.sleep(0.05)
+    finally:
+        frozen.close()

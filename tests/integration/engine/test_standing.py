@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from engram import Config, MemorySettingsUpdate, open_engine
+from engram import MemorySettingsUpdate, open_engine
 from engram.adapters.libsql.standing import CAP
 from engram.models import MemoryCreate, RetrievalRequest
 from tests.support.statements import statements
@@ -24,8 +24,9 @@ def instruct(engine, text, key, **fields):
     )
 
 
-def standing(engine):
-    results = engine.retrieval.retrieve("k1", RetrievalRequest(query=QUESTION)).results
+def standing(engine, **request):
+    asked = RetrievalRequest(query=QUESTION, **request)
+    results = engine.retrieval.retrieve("k1", asked).results
     return [r.content for r in results if r.tier == "standing"]
 
 
@@ -81,32 +82,36 @@ def test_expiry_and_retention_apply_at_each_query(instructed, clock):
 
 
 def test_an_owner_with_more_than_the_cache_holds(engine, clock):
-    """The newest ten live ones still go when more than the cache holds are newer but
-    expired."""
-    for i in range(15):
-        instruct(engine, f"rule number {i}", f"rule{i}")
+    """Read with the time conditions, as before the cache, once found to be too many;
+    the newest ten live ones go, the newest of all expiring between two retrievals."""
+    soon = clock.now + timedelta(minutes=5)
+    for i in range(CAP + 6):
+        expiry = {"expires_at": soon} if i >= CAP + 1 else {}
+        instruct(engine, f"rule number {i}", f"rule{i}", **expiry)
         clock.advance(seconds=1)
-    soon = clock.now + timedelta(minutes=1)
-    for i in range(15, 15 + CAP):
-        instruct(engine, f"rule number {i}", f"rule{i}", expires_at=soon)
-    clock.advance(minutes=2)
-    for _ in range(2):  # read with the SQL conditions both times: too many to keep
-        assert standing(engine) == [f"rule number {i}" for i in range(14, 4, -1)]
+    assert standing(engine) == [f"rule number {i}" for i in range(CAP + 5, CAP - 5, -1)]
+    clock.advance(minutes=10)
+    reads = instruction_reads(engine)
+    assert len(reads) == 1 and "updated_at >= ?" in reads[0]  # at once, one statement
+    assert standing(engine) == [f"rule number {i}" for i in range(CAP, CAP - 10, -1)]
 
 
-def test_no_version_is_read_for_them_alone(config, clock):
-    """With neither vectors nor keyword postings (which read the owner's version first),
-    the instructions are read as they are: reading the version only to look them up
-    would cost the statement (a round trip to a server) the cache spares."""
-    engine = open_engine(
-        Config(**{**config.model_dump(), "keyword_cache_mb": 0}), clock=clock, jobs="manual"
-    )
-    try:
-        engine.settings.update(MemorySettingsUpdate(static_enabled=False))
-        instruct(engine, "keep answers under 200 words", "style")
-        sent = statements(engine.retrieval.search.db, lambda: standing(engine))
-        assert not [sql for sql in sent if "owner_versions" in sql]
-        assert [sql for sql in sent if "instruction" in sql]
-        assert standing(engine) == ["keep answers under 200 words"]
-    finally:
-        engine.close()
+def test_instructions_too_large_to_keep_are_read_as_before(engine):
+    long = "always answer in the register of a formal letter " * 150  # ~7,500 characters
+    for i in range(5):
+        instruct(engine, f"{i} {long}", f"letter{i}")
+    assert len(standing(engine, max_tokens=16_000)) == 5
+    reads = instruction_reads(engine)
+    assert len(reads) == 1 and "updated_at >= ?" in reads[0]
+    kept = standing(engine, max_tokens=16_000)
+    assert [text[:2] for text in kept] == ["4 ", "3 ", "2 ", "1 ", "0 "]
+
+
+def test_expired_instructions_do_not_count_towards_what_is_kept(engine, clock):
+    soon = clock.now + timedelta(minutes=5)
+    for i in range(CAP + 10):
+        expiry = {"expires_at": soon} if i < 20 else {}
+        instruct(engine, f"rule number {i}", f"rule{i}", **expiry)
+    clock.advance(minutes=10)  # 20 gone: CAP - 10 left, few enough to keep
+    assert len(standing(engine)) == 10
+    assert instruction_reads(engine) == []

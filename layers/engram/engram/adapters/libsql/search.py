@@ -14,11 +14,11 @@ from cachetools import TTLCache
 from ...errors import StorageError
 from ...models import Memory, OwnerFilter, Removed
 from ...ports import RankingRows
-from .database import Database, Row
+from .database import Database
 from .fts import build_match, index_term, query_terms
 from .keyword_index import KeywordIndexCache
 from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
-from .standing import CAP, StandingCache, all_standing_sql, current, standing_sql
+from .standing import StandingCache, standing_sql
 from .versions import read_scope
 
 __all__ = ["SearchRepository", "standing_sql"]
@@ -99,9 +99,8 @@ class SearchRepository:
             base + " AND m.updated_at >= ? ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
             [*params, *extra, cutoff_ms, recent_limit],
         )
-        versions = self._standing.versions(who)
-        known = self._standing.get(who, versions)
-        statements = [] if known is not None else [all_standing_sql(who)]
+        standing = self._standing.read(who, now_ms, cutoff_ms, standing_limit)
+        statements = [] if standing.statement is None else [standing.statement]
         if self.db.is_remote:
             statements.append(recent_sql)
         among = [(column, v) for column, v in (("id", ids), ("seq", seqs)) if v]
@@ -110,23 +109,12 @@ class SearchRepository:
         memories = [
             row_to_memory(r) for found in results[len(results) - len(among) :] for r in found
         ]
-        if known is None:
-            known = results.pop(0)
-            self._standing.put(who, versions, known)
+        found = results.pop(0) if standing.statement is not None else []
+        instructions = [row_to_memory(r) for r in standing.rows(found)]
         recent = LazyMemories(
             results[0] if self.db.is_remote else lambda: self.db.query(*recent_sql)
         )
-        standing = self._current_standing(known, who, now_ms, cutoff_ms, standing_limit)
-        return RankingRows(memories=memories, recent=recent, standing=standing)
-
-    def _current_standing(
-        self, rows: list[Row], who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int
-    ) -> list[Memory]:
-        """Every instruction of the owner (``all_standing_sql``) as the query sees them
-        now; an owner with more than the cache holds is read with the SQL conditions."""
-        if len(rows) > CAP:
-            rows = self.db.query(*standing_sql(who, now_ms, cutoff_ms, limit))
-        return [row_to_memory(r) for r in current(rows, now_ms, cutoff_ms, limit)]
+        return RankingRows(memories=memories, recent=recent, standing=instructions)
 
     def selective_terms(self, terms: list[str]) -> list[str]:
         """``terms`` without those in half the indexed memories or more.
@@ -152,11 +140,12 @@ class SearchRepository:
             known = {s: self._doc_freq[s] for s in stems if s in self._doc_freq}
             rows = self._doc_freq.get(_ROWS)
         missing = sorted(stems - known.keys())
+        # The row count rides along for free to a server; from a file it is a statement
+        # of its own (~0.15 ms), read only when its cached value expired.
+        counted = rows is None or self.db.is_remote
         if missing or rows is None:
             statements: list[tuple[str, list[Any]]] = []
-            # The row count rides along for free to a server; from a file it is a
-            # statement of its own (~0.15 ms), read only when its cached value expired.
-            if rows is None or self.db.is_remote:
+            if counted:
                 statements.append(("SELECT coalesce(max(seq), 0) AS n FROM memories", []))
             if missing:
                 marks = ",".join("?" for _ in missing)
@@ -164,13 +153,15 @@ class SearchRepository:
                     (f"SELECT term, doc FROM memory_fts_vocab WHERE term IN ({marks})", missing)
                 )
             results = self.db.query_batch(statements)
-            if rows is None or self.db.is_remote:
-                rows = int(results.pop(0)[0]["n"])
+            fresh = int(results.pop(0)[0]["n"]) if counted else None
+            rows = rows if fresh is None else fresh
             found = {r["term"]: int(r["doc"]) for r in results[0]} if missing else {}
             with self._doc_freq_lock:
-                self._doc_freq[_ROWS] = rows
+                if fresh is not None:  # setting a cached count again would restart its TTL
+                    self._doc_freq[_ROWS] = fresh
                 for stem in missing:
                     known[stem] = self._doc_freq[stem] = found.get(stem, 0)
+        assert rows is not None  # read above when it was not cached
         return known, rows
 
     def keyword_search(
@@ -298,12 +289,9 @@ class SearchRepository:
         return found
 
     def standing(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
-        versions = self._standing.versions(who)
-        known = self._standing.get(who, versions)
-        if known is None:
-            known = self.db.query(*all_standing_sql(who))
-            self._standing.put(who, versions, known)
-        return self._current_standing(known, who, now_ms, cutoff_ms, limit)
+        standing = self._standing.read(who, now_ms, cutoff_ms, limit)
+        found = [] if standing.statement is None else self.db.query(*standing.statement)
+        return [row_to_memory(r) for r in standing.rows(found)]
 
     def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
         """Live memories, most recently stated first."""

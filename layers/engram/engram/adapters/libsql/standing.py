@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from ...models import OwnerFilter
@@ -20,16 +21,19 @@ from .database import Database, Row
 from .sql import COLUMNS, live, owner_sql
 from .versions import read_in_scope
 
-__all__ = ["CAP", "StandingCache", "all_standing_sql", "standing_sql"]
+__all__ = ["CAP", "StandingCache", "StandingRead", "all_standing_sql", "standing_sql"]
 
-# Instructions kept per owner at most; an owner with more is read with the time
-# conditions in SQL at every query (the statement this cache otherwise spares).
+# Instructions kept per owner at most, and their bytes: an owner with more is read with
+# the time conditions in SQL at every query, the statement it took before this cache.
 CAP = 64
-_ENTRIES = 1024  # owners (with their scope) kept, least recently used evicted
+_MAX_BYTES = 32 * 1024
+_ENTRIES = 1024  # owners (with their scope) kept, least recently used evicted: <= 32 MiB
 _INSTRUCTION = "json_extract(m.metadata, '$.category') = 'instruction'"
 _ORDER = " ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?"
 
 _Key = tuple[tuple[str, ...], str | None]
+# The owners' versions, and their instructions then (None: too many to keep).
+_Entry = tuple[tuple[int, ...], list[Row] | None]
 
 
 def standing_sql(
@@ -48,13 +52,16 @@ def standing_sql(
     )
 
 
-def all_standing_sql(who: OwnerFilter) -> tuple[str, list[Any]]:
-    """Every standing instruction of the owner, whatever its time, newest first: what
-    the cache keeps (one more than ``CAP``, to tell an owner with more)."""
+def all_standing_sql(who: OwnerFilter, now_ms: int) -> tuple[str, list[Any]]:
+    """Every unexpired standing instruction of the owner, newest first, whatever its age
+    (retention can be raised; an expiry cannot pass back): what the cache keeps. One more
+    than ``CAP``, to tell an owner with more."""
     owner_clause, params = owner_sql(who)
+    live_sql, extra = live(now_ms)
     return (
-        f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {_INSTRUCTION}{_ORDER}",
-        [*params, CAP + 1],
+        f"SELECT {COLUMNS} FROM memories m WHERE {owner_clause} AND {live_sql}"
+        f" AND {_INSTRUCTION}{_ORDER}",
+        [*params, *extra, CAP + 1],
     )
 
 
@@ -68,13 +75,58 @@ def current(rows: list[Row], now_ms: int, cutoff_ms: int, limit: int) -> list[Ro
     return kept[:limit]
 
 
+def _small(rows: list[Row]) -> bool:
+    size = sum(len(r["content"]) + len(r["metadata"] or "") + 200 for r in rows)
+    return len(rows) <= CAP and size <= _MAX_BYTES
+
+
+@dataclass
+class StandingRead:
+    """One retrieval's read of the standing instructions: ``statement`` goes with the
+    retrieval's other reads (one round trip to a server); None when the cache knows the
+    answer. ``rows`` then makes the instructions of what it returned."""
+
+    cache: StandingCache
+    who: OwnerFilter
+    now_ms: int
+    cutoff_ms: int
+    limit: int
+    versions: tuple[int, ...] | None
+    known: _Entry | None
+    statement: tuple[str, list[Any]] | None
+
+    def rows(self, result: list[Row]) -> list[Row]:
+        if self.known is not None and self.known[1] is not None:
+            return current(self.known[1], self.now_ms, self.cutoff_ms, self.limit)
+        if self.versions is None or self.known is not None:
+            return result  # read with the time conditions (standing_sql)
+        if _small(result):
+            self.cache.put(self.who, self.versions, result)
+            return current(result, self.now_ms, self.cutoff_ms, self.limit)
+        self.cache.put(self.who, self.versions, None)  # from now on, standing_sql at once
+        return self.cache.db.query(*standing_sql(self.who, self.now_ms, self.cutoff_ms, self.limit))
+
+
 class StandingCache:
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._entries: OrderedDict[_Key, tuple[tuple[int, ...], list[Row]]] = OrderedDict()
+        self._entries: OrderedDict[_Key, _Entry] = OrderedDict()
         self._lock = threading.Lock()
 
-    def versions(self, who: OwnerFilter) -> tuple[int, ...] | None:
+    def read(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> StandingRead:
+        """How this retrieval reads ``who``'s instructions: from the cache, or the
+        statement to send."""
+        versions = self._versions(who)
+        known = self._get(who, versions)
+        if known is not None and known[1] is not None:
+            statement = None
+        elif versions is None or known is not None:
+            statement = standing_sql(who, now_ms, cutoff_ms, limit)
+        else:
+            statement = all_standing_sql(who, now_ms)
+        return StandingRead(self, who, now_ms, cutoff_ms, limit, versions, known, statement)
+
+    def _versions(self, who: OwnerFilter) -> tuple[int, ...] | None:
         """The owners' versions as this retrieval has already read them (the vector
         index and the keyword postings read them first); None when it has not: reading
         them for this alone would cost the statement the cache spares (a round trip to
@@ -84,8 +136,7 @@ class StandingCache:
             return None
         return tuple(state.version for state in states if state is not None)
 
-    def get(self, who: OwnerFilter, versions: tuple[int, ...] | None) -> list[Row] | None:
-        """Every standing instruction of ``who`` at ``versions``, if known."""
+    def _get(self, who: OwnerFilter, versions: tuple[int, ...] | None) -> _Entry | None:
         if versions is None:
             return None
         key = (tuple(who.owners), who.session_id)
@@ -94,12 +145,11 @@ class StandingCache:
             if entry is None or entry[0] != versions:
                 return None
             self._entries.move_to_end(key)
-            return entry[1]
+            return entry
 
-    def put(self, who: OwnerFilter, versions: tuple[int, ...] | None, rows: list[Row]) -> None:
-        """Keep ``rows`` (read after ``versions`` were: at least as new as they say)."""
-        if versions is None or len(rows) > CAP:
-            return
+    def put(self, who: OwnerFilter, versions: tuple[int, ...], rows: list[Row] | None) -> None:
+        """Keep ``rows`` (read after ``versions`` were: at least as new as they say), or
+        that there are too many to keep (None)."""
         key = (tuple(who.owners), who.session_id)
         with self._lock:
             self._entries[key] = (versions, rows)

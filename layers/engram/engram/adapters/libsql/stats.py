@@ -4,7 +4,9 @@ A chat's retrieval must not wait for its own counter. Against a server the incre
 goes with the process's next request (``execute_deferred``). From a file it was a write
 of its own per retrieval (a commit, ~0.25 ms, and the write lock taken by every read
 path); counts are now added up in memory and written together at most ``flush_after_s``
-later, before any read of them, and when the engine closes. Like the server's deferred
+later, before any read of them, and when the engine closes (which waits for a flush under
+way; a retrieval finishing after that writes its own). A failed flush is tried again
+``flush_after_s`` later and reported to the health log. Like the server's deferred
 statement, what a crashed process had not yet written is lost: they are statistics.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from ...errors import StorageError
 from .database import Database
@@ -29,12 +32,23 @@ _ADD = (
 
 
 class RetrievalStatsRepository:
-    def __init__(self, db: Database, *, flush_after_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        flush_after_s: float = 1.0,
+        failed: Callable[[str], None] = lambda message: None,
+        recovered: Callable[[], None] = lambda: None,
+    ) -> None:
         self.db = db
         self.flush_after_s = flush_after_s
+        # What the health report hears: a flush off the request path cannot raise to it.
+        self._failed, self._recovered = failed, recovered
         self._pending: dict[str, tuple[int, int, int]] = {}  # owner -> retrievals, hits, at
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
+        self._flushing = threading.Lock()  # one flush at a time: close waits for the timer's
+        self._closed = False
 
     def record(self, owner: str, hit: bool, now_ms: int) -> None:
         if self.db.is_remote:
@@ -43,14 +57,26 @@ class RetrievalStatsRepository:
         with self._lock:
             retrievals, hits, at = self._pending.get(owner, (0, 0, now_ms))
             self._pending[owner] = (retrievals + 1, hits + int(hit), max(at, now_ms))
-            if self._timer is None:
-                self._timer = threading.Timer(self.flush_after_s, self._flush_quietly)
-                self._timer.daemon = True
-                self._timer.name = "engram-stats"
-                self._timer.start()
+            closed = self._closed
+            if not closed:
+                self._arm()
+        if closed:  # after close: written now, or the caller hears it was not
+            self.flush()
+
+    def _arm(self) -> None:
+        # with self._lock held
+        if self._timer is None and not self._closed:
+            self._timer = threading.Timer(self.flush_after_s, self._flush_quietly)
+            self._timer.daemon = True
+            self._timer.name = "engram-stats"
+            self._timer.start()
 
     def flush(self) -> None:
         """Write the counts added up since the last flush (one transaction)."""
+        with self._flushing:
+            self._flush()
+
+    def _flush(self) -> None:
         with self._lock:
             pending, self._pending = self._pending, {}
             if self._timer is not None:
@@ -66,16 +92,21 @@ class RetrievalStatsRepository:
                 for owner, (retrievals, hits, at) in pending.items():
                     r, h, a = self._pending.get(owner, (0, 0, at))
                     self._pending[owner] = (r + retrievals, h + hits, max(a, at))
+                self._arm()  # tried again later even if no retrieval comes
             raise
+        self._recovered()
 
     def _flush_quietly(self) -> None:
         try:
             self.flush()
         except StorageError as exc:  # a locked or read-only file: tried again later
             log.info("retrieval counts not written yet: %s", exc.message)
+            self._failed(exc.message)
 
     def close(self) -> None:
-        self._flush_quietly()
+        with self._lock:
+            self._closed = True
+        self._flush_quietly()  # waits for a flush under way (self._flushing)
 
     def counts(self, owner: str | None) -> tuple[int, int]:
         self._flush_quietly()
