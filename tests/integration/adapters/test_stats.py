@@ -92,3 +92,15 @@ def test_a_failed_write_is_tried_again_and_reported(path):
     assert failures == ["database is locked"] and recoveries
     stats.close()
     db.close()
+
+
+def test_a_database_closed_under_it_is_not_tried_again(path):
+    """Its owner closed the file without closing the counter (a database handed in):
+    one failed write, reported, and no timer trying every second for ever."""
+    db = Database(f"file:{path}")
+    failures = []
+    stats = RetrievalStatsRepository(db, flush_after_s=0.05, failed=failures.append)
+    stats.record("k1", True, 1)
+    db.close()
+    time.sleep(0.5)
+    assert len(failures) == 1 and stats._timer is None

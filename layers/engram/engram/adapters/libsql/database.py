@@ -244,6 +244,10 @@ class Database:
             return self
         return Database(self.url, **self._options)
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
         with self._lock:
             if not self._closed:

@@ -88,6 +88,8 @@ class RetrievalStatsRepository:
             with self.db.transaction():
                 self.db.executemany(_ADD, [(o, *counts) for o, counts in pending.items()])
         except StorageError:
+            if self.db.closed:  # closed under it (by its owner): nothing left to write to
+                raise
             with self._lock:  # kept for the next flush, added to what came since
                 for owner, (retrievals, hits, at) in pending.items():
                     r, h, a = self._pending.get(owner, (0, 0, at))
