@@ -18,10 +18,10 @@ from .database import Database
 from .fts import build_match, index_term, query_terms
 from .keyword_index import KeywordIndexCache
 from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
-from .standing import StandingCache, standing_sql
+from .standing import StandingCache
 from .versions import read_scope
 
-__all__ = ["SearchRepository", "standing_sql"]
+__all__ = ["SearchRepository"]
 
 log = logging.getLogger(__name__)
 

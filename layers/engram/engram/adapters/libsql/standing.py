@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...models import OwnerFilter
@@ -91,15 +91,23 @@ class StandingRead:
     now_ms: int
     cutoff_ms: int
     limit: int
-    versions: tuple[int, ...] | None
-    known: _Entry | None
-    statement: tuple[str, list[Any]] | None
+    versions: tuple[int, ...] | None  # None: nothing to keep (the scope read none)
+    kept: list[Row] | None  # the cache's answer
+    statement: tuple[str, list[Any]] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.kept is not None:
+            self.statement = None
+        elif self.versions is None:  # read as it is, with the time conditions
+            self.statement = standing_sql(self.who, self.now_ms, self.cutoff_ms, self.limit)
+        else:  # read to be kept
+            self.statement = all_standing_sql(self.who, self.now_ms)
 
     def rows(self, result: list[Row]) -> list[Row]:
-        if self.known is not None and self.known[1] is not None:
-            return current(self.known[1], self.now_ms, self.cutoff_ms, self.limit)
-        if self.versions is None or self.known is not None:
-            return result  # read with the time conditions (standing_sql)
+        if self.kept is not None:
+            return current(self.kept, self.now_ms, self.cutoff_ms, self.limit)
+        if self.versions is None:
+            return result
         if _small(result):
             self.cache.put(self.who, self.versions, result)
             return current(result, self.now_ms, self.cutoff_ms, self.limit)
@@ -118,13 +126,10 @@ class StandingCache:
         statement to send."""
         versions = self._versions(who)
         known = self._get(who, versions)
-        if known is not None and known[1] is not None:
-            statement = None
-        elif versions is None or known is not None:
-            statement = standing_sql(who, now_ms, cutoff_ms, limit)
-        else:
-            statement = all_standing_sql(who, now_ms)
-        return StandingRead(self, who, now_ms, cutoff_ms, limit, versions, known, statement)
+        if known is not None and known[1] is None:
+            versions = None  # known to be too many to keep: read as they are
+        kept = None if known is None else known[1]
+        return StandingRead(self, who, now_ms, cutoff_ms, limit, versions, kept)
 
     def _versions(self, who: OwnerFilter) -> tuple[int, ...] | None:
         """The owners' versions as this retrieval has already read them (the vector

@@ -57,9 +57,8 @@ class RetrievalStatsRepository:
         with self._lock:
             retrievals, hits, at = self._pending.get(owner, (0, 0, now_ms))
             self._pending[owner] = (retrievals + 1, hits + int(hit), max(at, now_ms))
+            self._arm()
             closed = self._closed
-            if not closed:
-                self._arm()
         if closed:  # after close: written now, or the caller hears it was not
             self.flush()
 
