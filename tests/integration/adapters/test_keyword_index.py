@@ -249,6 +249,44 @@ def test_a_failed_build_leaves_fts5_answering(engine, db, caplog):
     assert "keyword postings of an owner not built" in caplog.text
 
 
+def test_the_tokenizer_serves_call_after_call_and_keeps_nothing():
+    """One tokenizer serves every refresh of its thread: each call's answer is what a fresh
+    tokenizer gives, and nothing of the rows it saw stays in its private table (a memory
+    forgotten since must not linger there, in the segments FTS5 merges lazily)."""
+    first = [
+        {
+            "seq": 7,
+            "key": "a",
+            "content": "zanzibarite vault code",
+            "context": "",
+            "owner_token": "o1",
+        }
+    ]
+    second = [
+        {
+            "seq": 7,
+            "key": "b",
+            "content": "violin lessons",
+            "context": "camping",
+            "owner_token": "o1",
+        },
+        {"seq": 8, "key": "c", "content": "violin violin", "context": "", "owner_token": "o1"},
+    ]
+    tokenizer = Fts5Tokenizer()
+    tokenizer.documents(first)
+    again = tokenizer.documents(second)
+    fresh = Fts5Tokenizer().documents(second)
+    assert again.lengths == fresh.lengths == {7: 5, 8: 4}
+    assert sorted(zip(again.stems, again.seqs, again.weights, strict=True)) == sorted(
+        zip(fresh.stems, fresh.seqs, fresh.weights, strict=True)
+    )
+    conn = tokenizer._conn
+    assert conn.execute("SELECT count(*) FROM d").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM dv").fetchone()[0] == 0
+    blocks = b"".join(bytes(r[0]) for r in conn.execute("SELECT block FROM d_data").fetchall())
+    assert b"zanzibarit" not in blocks and b"violin" not in blocks
+
+
 def test_a_query_word_fts5_splits_is_left_to_fts5():
     """A word the engine's splitter keeps whole but FTS5 cuts in two would be a phrase
     (adjacent tokens) for FTS5: the postings do not try to imitate that."""
