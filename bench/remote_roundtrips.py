@@ -6,6 +6,8 @@ A relay between Engram and sqld counts HTTP requests and delays each by ``--dela
 FastAPI app, embedded settings cache, a stub upstream for the chat); each driver gets
 its own fresh sqld. Cold start = opening the engine on an already migrated database
 plus its first preview. Warm = the median of ``--requests`` requests after two warm-ups.
+"Preview after a write": a memory created before each preview, as conversation memory
+writes with every exchange; only the preview's requests and time are counted.
 
 Run: ``.venv/bin/python bench/remote_roundtrips.py [--delay-ms 20] [--requests 20]``.
 """
@@ -160,11 +162,16 @@ def _run(relay: RelayProcess, tmp: Path, requests: int, upstream: StubUpstream) 
     while engine.vectors.reindex(max_seconds=30).pending:  # what the embedding worker does
         pass
     cases |= {"warm preview": preview, "warm chat": chat}
+    # Conversation memory writes with every exchange: the next retrieval first brings the
+    # owner's vector index and keyword postings up to that write (only its time counted).
+    cases["preview after a write"] = preview
     for name, action in cases.items():
         action()
         action()
         counts, times = [], []
         for _ in range(requests):
+            if name == "preview after a write":
+                create()
             before = relay.requests
             started = time.perf_counter()
             action()

@@ -37,3 +37,48 @@ def wait_for_postings(engine, owner="k1"):
     while keywords is not None and not keywords.ready(owner):
         assert time.monotonic() < deadline, "the keyword postings were never built"
         time.sleep(0.02)
+
+
+def round_trips(db, action):
+    """The round trips ``action`` costs the engine's own connection: a server's own count
+    of its HTTP requests; for a file, what would be one (a statement, a batch, a
+    transaction's COMMIT)."""
+    conn = db._conn
+    if db.is_remote:
+        before = conn.round_trips
+        action()
+        return conn.round_trips - before
+    count = 0
+    query, batch, execute, transaction = db.query, db.query_batch, db.execute, db.transaction
+    batching = []
+
+    def one(sql, params=()):
+        nonlocal count
+        count += not batching
+        return query(sql, params)
+
+    def many(items):
+        nonlocal count
+        count += 1
+        batching.append(True)
+        try:
+            return batch(items)
+        finally:
+            batching.pop()
+
+    def run(sql, params=()):
+        nonlocal count
+        count += 1
+        return execute(sql, params)
+
+    def commit():
+        nonlocal count
+        count += 1  # BEGIN travels with the first statement, COMMIT alone
+        return transaction()
+
+    db.query, db.query_batch, db.execute, db.transaction = one, many, run, commit
+    try:
+        action()
+    finally:
+        db.query, db.query_batch, db.execute, db.transaction = query, batch, execute, transaction
+    return count

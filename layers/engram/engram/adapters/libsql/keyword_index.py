@@ -471,24 +471,23 @@ class KeywordIndexCache:
         again by the next refresh, so no snapshot transaction (and no lock) is needed."""
         owner = index.owner
         where, params = owner_sql(owner, alias="")
-        changed = int(
-            db.scalar(
-                f"SELECT count(*) FROM memories WHERE {where} AND version > ?",
-                (*params, index.version),
-            )
+        # One round trip to a server: at most one row past the bound, which says enough.
+        rows, dead = db.query_batch(
+            [
+                (
+                    "SELECT seq, key, content, context, owner_token FROM memories"
+                    f" WHERE {where} AND version > ? LIMIT {_REBUILD_ROWS + 1}",
+                    (*params, index.version),
+                ),
+                (
+                    f"SELECT seq FROM memory_tombstones WHERE {where} AND version > ?",
+                    (*params, index.version),
+                ),
+            ]
         )
-        if changed > _REBUILD_ROWS:
+        if len(rows) > _REBUILD_ROWS:
             del self._indexes[owner]
             return False
-        rows = db.query(
-            "SELECT seq, key, content, context, owner_token FROM memories"
-            f" WHERE {where} AND version > ?",
-            (*params, index.version),
-        )
-        dead = db.query(
-            f"SELECT seq FROM memory_tombstones WHERE {where} AND version > ?",
-            (*params, index.version),
-        )
         index.apply(self._tokenize().documents(rows), (int(r["seq"]) for r in dead))
         index.version = current
         return True

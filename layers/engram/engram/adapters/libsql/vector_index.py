@@ -94,12 +94,15 @@ class OwnerIndex:
     # -- refresh ----------------------------------------------------------------------
 
     def refresh(self, rows_of: VectorRowsRepository) -> None:
-        if rows_of.observed_version(self.owner) == self.version:
+        current = rows_of.observed_version(self.owner)
+        if current == self.version:
             return
-        with rows_of.db.transaction():  # one snapshot of rows, tombstones and version
-            rows = rows_of.index_rows(self.owner, self.version)
-            dead = rows_of.tombstones(self.owner, self.version) if self.version else []
-            current = rows_of.owner_version(self.owner)
+        # The version was read first (with the retrieval's other reads), and a write moves
+        # it in the transaction that writes its rows: a write landing while the changes are
+        # read has a later version, which the next refresh reads again (applying a row or
+        # a deletion twice is harmless). So no snapshot is needed: no transaction, which
+        # took a file's write lock and cost a server four round trips instead of one.
+        rows, dead = rows_of.changes(self.owner, self.version)
         if self.version == 0 or self._dead + len(dead) > _REBUILD_DEAD_SHARE * max(self.n, 1):
             if self.version and (dead or rows):
                 rows = rows_of.index_rows(self.owner, 0)  # compact: reload everything

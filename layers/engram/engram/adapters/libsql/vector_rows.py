@@ -11,9 +11,18 @@ from ...terms import SPEAKER_PREFIX_CHARS
 from .database import Database, Row
 from .encoding import decode, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
-from .versions import bump_every_version, bump_version, current_version, owner_state
+from .versions import bump_every_version, bump_version, owner_state
 
 __all__ = ["VectorRowsRepository"]
+
+# What an in-memory vector index holds of a row ({where}: the owner and version condition).
+_INDEX_ROWS = (
+    "SELECT seq, id, session_id, created_at, updated_at, expires_at, embedding,"
+    " json_extract(metadata, '$.speaker') AS speaker, version,"
+    # A transcript line ("Caroline: ...") names its speaker when metadata does not.
+    f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening"
+    " FROM memories WHERE {where} AND version > ?"
+)
 
 
 class VectorRowsRepository:
@@ -158,25 +167,23 @@ class VectorRowsRepository:
         """The owner's version as this retrieval read it (``versions.read_scope``)."""
         return owner_state(self.db, owner).version
 
-    def owner_version(self, owner: str) -> int:
-        return current_version(self.db, owner)
-
     def index_rows(self, owner: str, since: int) -> list[Row]:
         """The owner's rows written after version ``since`` (all rows for 0)."""
         owner_clause, params = owner_sql(owner, alias="")
-        return self.db.query(
-            "SELECT seq, id, session_id, created_at, updated_at, expires_at, embedding,"
-            " json_extract(metadata, '$.speaker') AS speaker, version,"
-            # A transcript line ("Caroline: ...") names its speaker when metadata does not.
-            f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening"
-            f" FROM memories WHERE {owner_clause} AND version > ?",
-            (*params, since),
-        )
+        return self.db.query(_INDEX_ROWS.format(where=owner_clause), (*params, since))
 
-    def tombstones(self, owner: str, since: int) -> list[int]:
+    def changes(self, owner: str, since: int) -> tuple[list[Row], list[int]]:
+        """The owner's rows written and deleted after version ``since``, in one round trip
+        to a server (all rows and no deletions for 0)."""
         owner_clause, params = owner_sql(owner, alias="")
-        rows = self.db.query(
-            f"SELECT seq FROM memory_tombstones WHERE {owner_clause} AND version > ?",
-            (*params, since),
-        )
-        return [int(r["seq"]) for r in rows]
+        statements = [(_INDEX_ROWS.format(where=owner_clause), (*params, since))]
+        if since:
+            statements.append(
+                (
+                    f"SELECT seq FROM memory_tombstones WHERE {owner_clause} AND version > ?",
+                    (*params, since),
+                )
+            )
+        found = self.db.query_batch(statements)
+        dead = [int(r["seq"]) for r in found[1]] if since else []
+        return found[0], dead
