@@ -382,6 +382,32 @@ def test_a_retrieval_after_a_write_catches_up_in_one_round_trip_per_index(engine
         assert written.id in {r.id for r in preview().results}
 
 
+def test_a_write_landing_while_the_vector_index_catches_up_is_read_next_time(engine):
+    """Catching up takes no snapshot: the version was read first, so a write landing
+    while the changes are read carries a later version, and the next retrieval reads it."""
+    for i, text in enumerate(["Biscuit the cat hates baths", "Sushi on Fridays", "Postgres"]):
+        add(engine, text, key=f"f{i}")
+    ask(engine, "Which cat hates baths?")
+    rows = engine.vectors.rows
+    changes = rows.changes
+    landed = []
+
+    def racing(owner, since):
+        found = changes(owner, since)
+        if not landed:  # after the read: this catch-up cannot have seen it
+            landed.append(add(engine, "The cat hates baths on Sundays", key="late"))
+        return found
+
+    rows.changes = racing
+    add(engine, "Sushi on Saturdays too", key="first")
+    engine.retrieval.preview("k1", RetrievalRequest(query="sushi"))
+    rows.changes = changes
+    index = engine.vectors.libsql_tier(engine.vectors.embeddings.current().embedder.dim).cache
+    assert landed and landed[0].id not in index._indexes["k1"].position
+    engine.retrieval.preview("k1", RetrievalRequest(query="sushi"))
+    assert landed[0].id in index._indexes["k1"].position
+
+
 def test_a_retrieval_after_a_write_waits_for_no_write_lock(engine, db):
     """Catching up with a write reads without a transaction: another connection's long
     write (an import, a reindex) holds no retrieval back."""
