@@ -408,6 +408,27 @@ def test_a_write_landing_while_the_vector_index_catches_up_is_read_next_time(eng
     assert landed[0].id in index._indexes["k1"].position
 
 
+def test_a_retrieval_that_read_an_older_version_leaves_a_newer_index_alone(engine):
+    """Another thread's retrieval may have brought the index past the version this one
+    read: going back would read and apply the same changes again (counting deletions twice
+    towards a full reload on the request path)."""
+    for i, text in enumerate(["Biscuit the cat hates baths", "Sushi on Fridays", "Postgres"]):
+        add(engine, text, key=f"f{i}")
+    ask(engine, "Which cat hates baths?")
+    rows = engine.vectors.rows
+    dim = engine.vectors.embeddings.current().embedder.dim
+    cache = engine.vectors.libsql_tier(dim).cache
+    newer = cache._indexes["k1"].version
+    observed, changes, read = rows.observed_version, rows.changes, []
+    rows.observed_version = lambda owner: newer - 1
+    rows.changes = lambda owner, since: read.append(since) or changes(owner, since)
+    try:
+        index = cache.get("k1", dim, rows)
+    finally:
+        rows.observed_version, rows.changes = observed, changes
+    assert (index.version, read) == (newer, [])
+
+
 def test_a_retrieval_after_a_write_waits_for_no_write_lock(engine, db):
     """Catching up with a write reads without a transaction: another connection's long
     write (an import, a reindex) holds no retrieval back."""

@@ -41,7 +41,8 @@ class Tokens:
 
 
 class Fts5Tokenizer:
-    """FTS5's tokenizer, reached through a private in-memory FTS5 table. One per thread."""
+    """FTS5's tokenizer, reached through a private in-memory FTS5 table. Not thread-safe:
+    the keyword cache shares one under its lock, and a build tokenizes with its own."""
 
     def __init__(self) -> None:
         self._conn = libsql.connect(":memory:")

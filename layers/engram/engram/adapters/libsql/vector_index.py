@@ -95,7 +95,7 @@ class OwnerIndex:
 
     def refresh(self, rows_of: VectorRowsRepository) -> None:
         current = rows_of.observed_version(self.owner)
-        if current == self.version:
+        if current <= self.version:  # versions only grow: another thread caught up further
             return
         # The version was read first (with the retrieval's other reads), and a write moves
         # it in the transaction that writes its rows: a write landing while the changes are
