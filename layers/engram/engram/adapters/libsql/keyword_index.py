@@ -48,7 +48,7 @@ import numpy as np
 from .database import Database
 from .fts5_tokens import Fts5Tokenizer, Tokens, fts5_averages
 from .sql import owner_sql
-from .versions import current_version, owner_state
+from .versions import current_version, owner_state, tombstones_since
 
 __all__ = ["KeywordIndexCache", "OwnerKeywords", "Query"]
 
@@ -479,10 +479,7 @@ class KeywordIndexCache:
                     f" WHERE {where} AND version > ? LIMIT {_REBUILD_ROWS + 1}",
                     (*params, index.version),
                 ),
-                (
-                    f"SELECT seq FROM memory_tombstones WHERE {where} AND version > ?",
-                    (*params, index.version),
-                ),
+                tombstones_since(owner, index.version),
             ]
         )
         if len(rows) > _REBUILD_ROWS:

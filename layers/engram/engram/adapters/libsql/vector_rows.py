@@ -11,7 +11,7 @@ from ...terms import SPEAKER_PREFIX_CHARS
 from .database import Database, Row
 from .encoding import decode, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
-from .versions import bump_every_version, bump_version, owner_state
+from .versions import bump_every_version, bump_version, owner_state, tombstones_since
 
 __all__ = ["VectorRowsRepository"]
 
@@ -178,12 +178,7 @@ class VectorRowsRepository:
         owner_clause, params = owner_sql(owner, alias="")
         statements = [(_INDEX_ROWS.format(where=owner_clause), (*params, since))]
         if since:
-            statements.append(
-                (
-                    f"SELECT seq FROM memory_tombstones WHERE {owner_clause} AND version > ?",
-                    (*params, since),
-                )
-            )
+            statements.append(tombstones_since(owner, since))
         found = self.db.query_batch(statements)
         dead = [int(r["seq"]) for r in found[1]] if since else []
         return found[0], dead

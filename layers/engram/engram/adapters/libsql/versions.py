@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from ...errors import StorageError
 from .database import Database
+from .sql import owner_sql
 
 __all__ = [
     "OwnerState",
@@ -28,6 +30,7 @@ __all__ = [
     "owner_state",
     "read_in_scope",
     "read_scope",
+    "tombstones_since",
 ]
 
 
@@ -112,3 +115,10 @@ def bump_every_version(db: Database) -> None:
     every owner's rows, such as a new embedding, that every process must notice."""
     _forget_owner_states(db)
     db.execute("UPDATE owner_versions SET version = version + 1")
+
+
+def tombstones_since(owner: str, since: int) -> tuple[str, tuple[Any, ...]]:
+    """The statement reading the seqs of ``owner``'s rows deleted after version ``since``:
+    what an index that is behind removes to catch up."""
+    where, params = owner_sql(owner, alias="")
+    return f"SELECT seq FROM memory_tombstones WHERE {where} AND version > ?", (*params, since)
