@@ -1,34 +1,64 @@
 """What the engine sends to its database, and waiting for its background keyword build."""
 
 import time
+from contextlib import contextmanager
 
 
-def statements(db, action):
-    """The SQL ``action`` sends through ``db`` (the engine's own connection), one by one
-    or batched."""
-    sent = []
-    query, batch = db.query, db.query_batch
-    batching = []  # a file's batch runs its statements through ``query``: counted once
+@contextmanager
+def _calls(db):
+    """Each call the block makes through ``db`` (the engine's own connection), as (kind,
+    its SQL): "query" for a statement or a batch, "execute", "commit" for a transaction.
+    A file's batch runs its statements through ``query``: recorded once."""
+    calls = []
+    query, batch, execute, transaction = db.query, db.query_batch, db.execute, db.transaction
+    batching = []
 
     def one(sql, params=()):
         if not batching:
-            sent.append(sql)
+            calls.append(("query", [sql]))
         return query(sql, params)
 
     def many(items):
-        sent.extend(sql for sql, _ in items)
+        calls.append(("query", [sql for sql, _ in items]))
         batching.append(True)
         try:
             return batch(items)
         finally:
             batching.pop()
 
-    db.query, db.query_batch = one, many
+    def run(sql, params=()):
+        calls.append(("execute", [sql]))
+        return execute(sql, params)
+
+    def commit():
+        calls.append(("commit", []))  # BEGIN travels with the first statement, COMMIT alone
+        return transaction()
+
+    db.query, db.query_batch, db.execute, db.transaction = one, many, run, commit
     try:
-        action()
+        yield calls
     finally:
-        db.query, db.query_batch = query, batch
-    return sent
+        db.query, db.query_batch, db.execute, db.transaction = query, batch, execute, transaction
+
+
+def statements(db, action):
+    """The SQL reads ``action`` sends through ``db``, one by one or batched."""
+    with _calls(db) as calls:
+        action()
+    return [sql for kind, sent in calls if kind == "query" for sql in sent]
+
+
+def round_trips(db, action):
+    """The round trips ``action`` costs the engine's own connection: a server's own count
+    of its HTTP requests; for a file, what would be one (a statement, a batch, a
+    transaction's COMMIT)."""
+    if db.is_remote:
+        before = db._conn.round_trips
+        action()
+        return db._conn.round_trips - before
+    with _calls(db) as calls:
+        action()
+    return len(calls)
 
 
 def wait_for_postings(engine, owner="k1"):
@@ -37,48 +67,3 @@ def wait_for_postings(engine, owner="k1"):
     while keywords is not None and not keywords.ready(owner):
         assert time.monotonic() < deadline, "the keyword postings were never built"
         time.sleep(0.02)
-
-
-def round_trips(db, action):
-    """The round trips ``action`` costs the engine's own connection: a server's own count
-    of its HTTP requests; for a file, what would be one (a statement, a batch, a
-    transaction's COMMIT)."""
-    conn = db._conn
-    if db.is_remote:
-        before = conn.round_trips
-        action()
-        return conn.round_trips - before
-    count = 0
-    query, batch, execute, transaction = db.query, db.query_batch, db.execute, db.transaction
-    batching = []
-
-    def one(sql, params=()):
-        nonlocal count
-        count += not batching
-        return query(sql, params)
-
-    def many(items):
-        nonlocal count
-        count += 1
-        batching.append(True)
-        try:
-            return batch(items)
-        finally:
-            batching.pop()
-
-    def run(sql, params=()):
-        nonlocal count
-        count += 1
-        return execute(sql, params)
-
-    def commit():
-        nonlocal count
-        count += 1  # BEGIN travels with the first statement, COMMIT alone
-        return transaction()
-
-    db.query, db.query_batch, db.execute, db.transaction = one, many, run, commit
-    try:
-        action()
-    finally:
-        db.query, db.query_batch, db.execute, db.transaction = query, batch, execute, transaction
-    return count
