@@ -22,11 +22,12 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from .errors import EngramError, log_safe
-from .extraction import newest
 from .health import FailureLog
 from .injection import inject
 from .models import (
     MAX_CONTENT_CHARS,
+    MAX_CONTEXT_CHARS,
+    MAX_CONTEXT_TURNS,
     ChatOptions,
     ExtractionJob,
     InjectionMode,
@@ -40,6 +41,7 @@ from .models import (
     Strategy,
 )
 from .models.common import from_millis
+from .models.facts import newest
 from .ports import JobQueue, Upstream, UpstreamResponse
 from .redaction import redact
 from .settings import SettingsStore
@@ -160,6 +162,19 @@ def _opening(body: Mapping[str, Any]) -> list[tuple[str, str | None]]:
         return []
     opening = [(_text_of(m.get("content")), _usable_name(m)) for m in spoken[: roles.index("user")]]
     return [(text, name) for text, name in opening if text.strip()][-MAX_OPENING_TURNS:]
+
+
+def _context(body: Mapping[str, Any]) -> list[tuple[str, str, str | None]]:
+    """The messages before the user's last one (the newest few), as (role, text, name):
+    what an extractor reads to know what "this", "there" and "it" are."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return []
+    spoken = [m for m in messages if isinstance(m, dict) and m.get("role") in _SIDES]
+    last_user = max((i for i, m in enumerate(spoken) if m.get("role") == "user"), default=-1)
+    before = spoken[:last_user] if last_user >= 0 else spoken
+    said = [(str(m["role"]), _text_of(m.get("content")), _usable_name(m)) for m in before]
+    return [(role, text, name) for role, text, name in said if text.strip()][-MAX_CONTEXT_TURNS:]
 
 
 def _assistant_name(body: Mapping[str, Any]) -> str | None:
@@ -468,10 +483,16 @@ class ChatService:
         ]
         if not turns:
             return None
+        # The newest part of each earlier message: what "this", "there" or "it" points to.
+        context = [
+            JobTurn(role=role, text=redact(text)[-MAX_CONTEXT_CHARS:], name=who)
+            for role, text, who in _context(body)
+        ]
         return ExtractionJob(
             api_key_id=api_key_id,
             session_id=session_id,
             turns=turns,
+            context=context,
             request_id=request_id,
             conversation=conversation,
             at=at,

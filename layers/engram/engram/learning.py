@@ -16,13 +16,15 @@ Facts taken from the assistant's words are kept apart: their keys carry an
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from .extraction import ExtractedFact, Extraction, Retraction
-from .extraction.common import content_stems
-from .extraction.measures import measure, same_limit
+import snowballstemmer
+
+from .measures import measure, same_limit
 from .models import MemoryCreate, Removed, UpsertOutcome
+from .models.facts import ExtractedFact, Extraction, Retraction
 from .ports import FactHistory, MemoryStore
 
 __all__ = ["ASSISTANT_PREFIX", "Learned", "fact_items", "learn"]
@@ -32,6 +34,13 @@ ASSISTANT_PREFIX = "assistant:"
 _FUNCTION_WORDS = frozenset("the a an my our your their his her of to for on in at".split())
 # Categories whose facts state a limit or a target, which a new figure replaces.
 _LIMITS = ("requirement", "constraint")
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of every word of ``text``: a habit named by its object ("the
+    newsletter") is found among the words of one keyed by its verb ("send")."""
+    return frozenset(str(s) for s in _STEMMER.stemWords(re.findall(r"[a-z]+", text.lower())))
 
 
 @dataclass
@@ -98,8 +107,15 @@ def learn(
                 learned.retired += _retire_rivals(history, fact, owner, stored_id, now_ms)
             if fact.category in _LIMITS and outcome.content_changed:
                 learned.retired += _retire_old_figures(history, fact, owner, stored_id, now_ms)
+            for old in fact.replaces:  # a model's "update": the memory it names goes
+                if old != stored_id:
+                    learned.retired += history.retire(old, owner, now_ms, superseded_by=stored_id)
         for retraction in retractions:
             successor = stored_id if retraction.replaced_by is not None else None
+            for old in retraction.ids:  # a model's "retire", by id (the owner's only)
+                learned.retired += history.retire(old, owner, now_ms, superseded_by=successor)
+            if retraction.ids and not retraction.about:
+                continue  # named by id only: nothing else is meant
             learned.retired += _retract(
                 history, retraction, owner, source, stored_id, successor, now_ms
             )

@@ -21,7 +21,6 @@ from typing import TypeVar
 
 from .conversation import turn_key, turn_memories
 from .errors import EngramError, InvalidInputError
-from .extraction import extract
 from .health import FailureLog
 from .learning import Learned, learn
 from .models import (
@@ -42,7 +41,16 @@ from .models import (
     UpsertOutcome,
 )
 from .models.common import from_millis, to_millis
-from .ports import FactHistory, JobLedger, JobQueue, MemoryStore, RetrievalStats, UnitOfWork
+from .models.facts import Extraction, ExtractionRequest, KnownFact, SpokenTurn
+from .ports import (
+    Extractor,
+    FactHistory,
+    JobLedger,
+    JobQueue,
+    MemoryStore,
+    RetrievalStats,
+    UnitOfWork,
+)
 from .redaction import redact, redact_value
 
 __all__ = ["HEALTH_OWNER", "MemoryService", "derive_key", "prepare_write"]
@@ -73,8 +81,14 @@ class MemoryService:
         embedding_queue: JobQueue | None = None,
         on_remove: Sequence[Callable[[Removed], None]] = (),
         failures: FailureLog | None = None,
+        extractor: Extractor,
+        related: Callable[[str, str], list[KnownFact]] | None = None,
     ) -> None:
         self.failures = failures or FailureLog(now_ms)
+        # What learns from a chat (settings.extractor), and, for one that reconciles, the
+        # owner's closest facts to a text (``related(owner, text)``).
+        self.extractor = extractor
+        self.related = related
         self.store = store
         self.history = history
         self.ledger = ledger
@@ -265,22 +279,22 @@ class MemoryService:
     def process_extraction(self, job: ExtractionJob) -> ExtractionOutcome:
         """Learn from one chat exchange exactly once, however often it is delivered.
 
-        The job id is recorded in the same transaction as the memories, so a crash
-        between the two cannot leave the job half-done and marked done. Vectors are
-        requested, and retired facts announced, after the commit.
+        The turns are read first, outside any transaction: reading takes what it takes
+        (a model's answer, a long message) and holds no lock meanwhile. What they teach
+        is then written in one short transaction with the job id, so a crash between
+        the two cannot leave the job half-done and marked done. Vectors are requested,
+        and retired facts announced, after the commit.
         """
+        if self.ledger.seen(job.request_id):
+            return _duplicate(job)
+        read = self.read(job)
         with self.uow.transaction():
-            if self.ledger.seen(job.request_id):
-                return ExtractionOutcome(
-                    request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
-                )
-            turns = [(t.role, t.text, turn_key(job, i)) for i, t in enumerate(job.turns)]
-            if job.text:
-                turns.append(("user", job.text, None))
+            if self.ledger.seen(job.request_id):  # another worker wrote it meanwhile
+                return _duplicate(job)
             outcomes: list[UpsertOutcome] = []
             retired = Removed()
-            for role, text, said_in in turns:
-                learned = self._learn(job.api_key_id, text, job.session_id, role, said_in)
+            for role, said_in, extraction in read:
+                learned = self._learn(job.api_key_id, extraction, job.session_id, role, said_in)
                 outcomes += learned.outcomes
                 retired += learned.retired
             # The turns themselves, as said at the chat's time (retention counts from it).
@@ -299,24 +313,65 @@ class MemoryService:
             retired=list(retired.ids),
         )
 
+    def read(self, job: ExtractionJob) -> list[tuple[str, str | None, Extraction]]:
+        """What each turn of ``job`` teaches, by the configured extractor: (whose words,
+        the key of the stored turn they were said in, the extraction), turn by turn."""
+        turns = [
+            (t.role, redact(t.text), t.name, turn_key(job, i)) for i, t in enumerate(job.turns)
+        ]
+        if job.text:
+            turns.append(("user", redact(job.text), None, None))
+        spoken = tuple(SpokenTurn(role, text, name) for role, text, name, _ in turns)
+        at = job.at or from_millis(self.now_ms())
+        context = tuple(SpokenTurn(t.role, redact(t.text), t.name) for t in job.context)
+        known: tuple[KnownFact, ...] = ()
+        if self.related is not None and spoken and self.extractor.reconciles():
+            about = "\n".join(t.text for t in spoken if t.role == "user") or spoken[-1].text
+            known = tuple(self.related(job.api_key_id, about))
+        request = ExtractionRequest(
+            owner=job.api_key_id,
+            turns=spoken,
+            at=at,
+            session_id=job.session_id,
+            context=context,
+            known=known,
+        )
+        extractions = self.extractor.extract(request)
+        return [
+            (role, said_in, extraction)
+            for (role, _, _, said_in), extraction in zip(turns, extractions, strict=True)
+        ]
+
     def extract_and_store(
         self, api_key_id: str, text: str, session_id: str | None = None, role: str = "user"
     ) -> list[UpsertOutcome]:
         """Learn the facts of ``text`` as said by ``role`` (idempotent: keys are stable)."""
+        request = ExtractionRequest(
+            owner=api_key_id,
+            turns=(SpokenTurn(role, redact(text)),),
+            at=from_millis(self.now_ms()),
+            session_id=session_id,
+        )
+        (extraction,) = self.extractor.extract(request)
         with self.uow.transaction():
-            learned = self._learn(api_key_id, text, session_id, role)
+            learned = self._learn(api_key_id, extraction, session_id, role)
         self._request_for(learned.outcomes)
         self._announce(learned.retired)
         return learned.outcomes
 
     def _learn(
-        self, owner: str, text: str, session_id: str | None, role: str, said_in: str | None = None
+        self,
+        owner: str,
+        extraction: Extraction,
+        session_id: str | None,
+        role: str,
+        said_in: str | None = None,
     ) -> Learned:
         now = self.now_ms()
         return learn(
             self.store,
             self.history,
-            extract(redact(text)),
+            extraction,
             owner=owner,
             session_id=session_id,
             source=role,
@@ -324,6 +379,12 @@ class MemoryService:
             now_ms=now,
             said_in=said_in,
         )
+
+
+def _duplicate(job: ExtractionJob) -> ExtractionOutcome:
+    return ExtractionOutcome(
+        request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
+    )
 
 
 def _not_expired(expires_at: datetime | None, now_ms: int) -> None:

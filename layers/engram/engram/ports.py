@@ -46,6 +46,7 @@ from .models import (
     RetrievalResult,
     UpsertOutcome,
 )
+from .models.facts import Extraction, ExtractionRequest
 
 __all__ = [
     "ApiKeyStore",
@@ -56,6 +57,7 @@ __all__ = [
     "EmbedderCatalog",
     "EmbedderChoice",
     "EmbeddingCache",
+    "Extractor",
     "FactHistory",
     "JobLedger",
     "JobQueue",
@@ -559,6 +561,27 @@ class Upstream(Protocol):
     ``UpstreamTimeout`` when slow, ``UnavailableError`` when none is configured."""
 
     async def send(self, method: str, path: str, json: Any = None) -> UpstreamResponse: ...
+
+
+# -- learning -----------------------------------------------------------------------------
+
+
+class Extractor(Protocol):
+    """Reads the turns of one exchange and says what each teaches (``learning`` applies
+    it): the rules, a model, or both (``settings.extractor``).
+
+    ``extract`` returns one ``Extraction`` per turn of the request, in order. It runs
+    outside any transaction and any lock: a slow extractor delays only its own job. It
+    never raises for what it was given to read: an extractor that cannot read a turn
+    (a model that failed, answered late or answered nonsense) returns nothing for it,
+    logs and counts that, and the job goes on. ``reconciles`` says whether it wants the
+    owner's closest facts in the request (``ExtractionRequest.known``) to decide what a
+    new statement adds, updates or retires.
+    """
+
+    def extract(self, request: ExtractionRequest) -> list[Extraction]: ...
+
+    def reconciles(self) -> bool: ...
 
 
 class JobQueue(Protocol):

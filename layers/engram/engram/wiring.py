@@ -47,6 +47,7 @@ from .chat import ChatService
 from .config import Config
 from .embedding import ActiveEmbedder
 from .engine import Clock, Engine, Queues, utc_now
+from .extraction import RuleExtractor
 from .health import FailureLog
 from .jobs import JobService
 from .memories import MemoryService
@@ -225,6 +226,7 @@ def open_engine(
         embedding_queue=queues.embedding,
         on_remove=(qdrant.forget, embeddings.forget, search.forget),
         failures=failures,
+        extractor=RuleExtractor(),
     )
     retriever = Retriever(
         search,

@@ -27,7 +27,6 @@ from typing import Any
 
 from ..conversation import turn_memories
 from ..errors import BackendError, EngramError, InvalidInputError, NotFoundError, log_safe
-from ..extraction import extract
 from ..health import FailureLog
 from ..learning import fact_items
 from ..memories import MemoryService, derive_key, prepare_write
@@ -54,7 +53,6 @@ from ..models.backends import (
     check_backends,
 )
 from ..ports import BackendFactory, BackendLifecycle, MemoryBackend
-from ..redaction import redact
 from ..settings import SettingsStore
 from .libsql import LIBSQL, LibsqlBackend
 
@@ -245,14 +243,11 @@ class BackendManager:
             return ExtractionOutcome(
                 request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
             )
-        turns = [(t.role, t.text) for t in job.turns]
-        if job.text:
-            turns.append(("user", job.text))
         extracted_at = datetime.fromtimestamp(self.now_ms() / 1000, UTC)
         outcomes = []
-        for role, text in turns:
+        for role, _, extraction in self.memories.read(job):
             for item in fact_items(
-                extract(redact(text)),
+                extraction,
                 owner=job.api_key_id,
                 session_id=job.session_id,
                 source=role,

@@ -16,20 +16,33 @@ remarks ("I need a minute"), trailing explanations ("... because ...") and fille
 
 from __future__ import annotations
 
-from .common import Step as _Step
-from .english import read_clause as _read_clause
-from .facts import (
-    MAX_CONTENT_CHARS,
-    MIN_CONTENT_CHARS,
+import re
+from dataclasses import replace as _replace
+from datetime import UTC as _UTC
+from datetime import datetime as _datetime
+from functools import lru_cache as _lru_cache
+
+from ..models.facts import (
+    MAX_INPUT_BYTES,
     ExtractedFact,
     Extraction,
     Retraction,
-    fact_key,
+    newest,
 )
+from ..models.facts import (
+    ExtractionRequest as _ExtractionRequest,
+)
+from .common import Step as _Step
+from .dates import resolve as _resolve
+from .english import read_clause as _read_clause
+from .facts import MAX_CONTENT_CHARS, MIN_CONTENT_CHARS, fact_key
+from .facts import STEMMER as _STEMMER
+from .lexicon import terms_in as _terms_in
 from .obligations import read_moved_deadline as _read_moved_deadline
 from .other_languages import read_indonesian as _read_indonesian
 from .other_languages import read_turkish as _read_turkish
 from .text import clauses as _clauses
+from .text import restore as _restore
 from .text import sentences as _sentences
 
 __all__ = [
@@ -39,24 +52,26 @@ __all__ = [
     "ExtractedFact",
     "Extraction",
     "Retraction",
+    "RuleExtractor",
     "extract",
     "extract_facts",
     "fact_key",
     "newest",
 ]
 
-MAX_INPUT_BYTES = 64 * 1024
 
+class RuleExtractor:
+    """The rules as an extractor (``ports.Extractor``): each turn read on its own, offline,
+    in time linear in its length. Rules reconcile by key and subject (``learning``), so
+    they need no known facts."""
 
-def newest(text: str) -> str:
-    """The newest ``MAX_INPUT_BYTES`` of ``text``, from a whole line."""
-    data = text.encode("utf-8")
-    if len(data) <= MAX_INPUT_BYTES:
-        return text
-    tail = data[-MAX_INPUT_BYTES:].decode("utf-8", errors="ignore")
-    # Drop the partial first line: a cut sentence would yield a cut fact.
-    newline = tail.find("\n")
-    return tail[newline + 1 :] if 0 <= newline < len(tail) - 1 else tail
+    name = "rules"
+
+    def reconciles(self) -> bool:
+        return False
+
+    def extract(self, request: _ExtractionRequest) -> list[Extraction]:
+        return [extract(turn.text, request.at) for turn in request.turns]
 
 
 def _correcting(steps: list[_Step]) -> list[_Step]:
@@ -71,23 +86,56 @@ def _correcting(steps: list[_Step]) -> list[_Step]:
     return steps
 
 
-def extract(text: str) -> Extraction:
-    """The statements of ``text`` (its newest 64 KiB), in order."""
-    result = Extraction(text=text)
-    for sentence, question in _sentences(newest(text)):
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@_lru_cache(maxsize=4096)
+def _read_sentence(
+    sentence: str,
+) -> tuple[tuple[ExtractedFact | None, tuple[Retraction, ...]], ...]:
+    """What one sentence states. Rules are pure: a sentence said again (a pasted log, a
+    repeated line) is read once."""
+    if _LETTER.search(sentence) is None:
+        return ()
+    found: list[_Step] = []
+    for clause in _clauses(sentence):
+        found += _read_clause(clause) or _read_indonesian(clause) or _read_turkish(clause)
+    if not any(fact is not None and fact.key == "requirement:deadline" for fact, _ in found):
+        found += _read_moved_deadline(sentence)
+    return tuple((fact, tuple(retractions)) for fact, retractions in found)
+
+
+def extract(text: str, at: _datetime | None = None) -> Extraction:
+    """The statements of ``text`` (its newest 64 KiB), in order; dates are resolved as
+    seen from ``at``, when it was said (now by default)."""
+    text = newest(text)
+    at = at or _datetime.now(_UTC)
+    steps: list[_Step] = []
+    for sentence, question in _sentences(text):
         if question:
             continue
-        found: list[_Step] = []
         corrects = sentence.startswith("CORRECTION ")
         sentence = sentence.removeprefix("CORRECTION ")
-        for clause in _clauses(sentence):
-            found += _read_clause(clause) or _read_indonesian(clause) or _read_turkish(clause)
-        if not any(fact is not None and fact.key == "requirement:deadline" for fact, _ in found):
-            found += _read_moved_deadline(sentence)
+        found = [
+            (_dated(fact, at), list(retractions)) for fact, retractions in _read_sentence(sentence)
+        ]
         if corrects:
             found = _correcting(found)
-        result.steps.extend(found)
-    return result
+        steps.extend(found)
+    if not any(r.implicit for _, retractions in steps for r in retractions):
+        return Extraction(steps, text=text)
+    # An unnamed "instead" retires the earlier fact the message mentions: say what it names.
+    plain = _restore(text)
+    words = re.findall(r"[a-z0-9]+", plain.lower())
+    named = {str(s) for s in _STEMMER.stemWords(words)} | set(_terms_in(plain))
+    return Extraction(steps, text, frozenset(named), "_" + "_".join(words) + "_")
+
+
+def _dated(fact: ExtractedFact | None, at: _datetime) -> ExtractedFact | None:
+    """``fact`` with its relative date (``dates``) as seen from ``at``."""
+    if fact is None or fact.when is None:
+        return fact
+    return _replace(fact, when=_resolve(fact.when, at))
 
 
 def extract_facts(text: str) -> list[ExtractedFact]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .facts import (
     MAX_CONTENT_CHARS,
     STEMMER,
@@ -42,7 +43,7 @@ ADV = (
     r"(?:(?:really|also|still|just|now|actually|definitely|generally|mostly|mainly|totally|"
     r"absolutely|honestly|personally|kind\s+of|sort\s+of|much|strongly|truly|even|currently|"
     r"then|very\s+much|increasingly|first|already|finally|recently|officially|probably|"
-    r"primarily|only|both|all|heavily|exclusively|happily|mostly|basically|pretty\s+much)\s+)*"
+    r"primarily|only|both|all|heavily|exclusively|happily|mostly|basically|pretty\s+much)\s+){0,4}"
 )
 WE = r"\b(?:I|we)"
 # Who the user speaks for: themselves, or their team ("our team uses Slack").
@@ -51,7 +52,7 @@ WHO = (
     r"startup|department|group|shop|squad|lab|agency))"
 )
 # Something said about someone else, or under a condition, is not the user's fact.
-_NOT_OWN = re.compile(
+_NOT_OWN = rx.compile(
     r"^say\b|\blet\s+us\s+say\b|\bassuming\b|"
     r"\b(?:if|unless|whether|suppose|supposing|imagine|what\s+if|you\s+(?:said|think|thought|"
     r"mentioned|assume|suggested)|(?:he|she|they|someone|people|my\s+" + PEOPLE + r")\s+"
@@ -111,14 +112,6 @@ def activity(obj: str) -> str:
         skip = ("for", "a", "an", "the", "some", "my", "our", "his", "her", "their", "your")
         words = [w for w in words[1:] if w not in skip] or words
     return str(STEMMER.stemWord(words[0])) if words else ""
-
-
-def content_stems(text: str) -> frozenset[str]:
-    """The stems of every word of ``text``: a habit named by its object ("the
-    newsletter") is found among the words of one keyed by its verb ("send")."""
-    return frozenset(
-        str(s) for s in STEMMER.stemWords(re.findall(r"[a-z]+", restore(text).lower()))
-    )
 
 
 def objects(raw: str | None) -> list[str]:

@@ -15,8 +15,10 @@ from .common import Step
 from .habits import read_habit
 from .identity import read_identity
 from .instructions import read_instruction
+from .life import read_life
 from .obligations import read_constraint, read_requirement
 from .preferences import read_preference
+from .quality import acceptable, tidy
 from .switches import read_switch
 from .usage import read_decision, read_tools
 
@@ -32,13 +34,25 @@ _FAMILIES: tuple[Callable[[str], list[Step] | None], ...] = (
     read_tools,
     read_constraint,
     read_requirement,
+    # What people say about their own lives, last: the families above read the technical
+    # statements that also start "I" or "we" more precisely.
+    read_life,
 )
 
 
 def read_clause(clause: str) -> list[Step]:
-    """The statements of one clause: the first family that reads it decides."""
+    """The statements of one clause: the first family that reads it decides, with what
+    survives the last look (``quality``); a family whose every fact is turned away lets
+    the next one read the clause."""
     for family in _FAMILIES:
-        steps = family(clause)
+        steps = [
+            (fact if fact is None or acceptable(fact, clause) else None, retractions)
+            for fact, retractions in (
+                (tidy(fact) if fact is not None else None, retractions)
+                for fact, retractions in family(clause) or ()
+            )
+        ]
+        steps = [(fact, retractions) for fact, retractions in steps if fact or retractions]
         if steps:
             return steps
     return []

@@ -1,4 +1,4 @@
-"""What extraction yields: facts to store, and retractions of facts stated before.
+"""Facts as the rules build them (the types themselves are ``engram.models.facts``).
 
 A fact's key names it for upserts (``category:slug`` of its object, or of its aspect
 for identity and instructions), and its metadata says what it is about (``object``:
@@ -11,12 +11,18 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
-from datetime import datetime
 
 import snowballstemmer
 
-from ..models import MemoryType
+from ..models.facts import (
+    FACT_MAX_CHARS,
+    FACT_MIN_CHARS,
+    USAGE,
+    ExtractedFact,
+    Extraction,
+    Retraction,
+)
+from . import rx
 from .lexicon import (
     FILLER_EDGES,
     NAME_SHAPED,
@@ -24,7 +30,6 @@ from .lexicon import (
     POINTER_DETERMINERS,
     canonical,
     is_known,
-    terms_in,
 )
 from .text import INNER_DOT, restore
 
@@ -32,7 +37,9 @@ __all__ = [
     "MAX_CONTENT_CHARS",
     "MIN_CONTENT_CHARS",
     "STEMMER",
+    "USAGE",
     "ExtractedFact",
+    "Extraction",
     "Retraction",
     "clean_object",
     "fact_key",
@@ -44,94 +51,9 @@ __all__ = [
 ]
 
 STEMMER = snowballstemmer.stemmer("english")
-MIN_CONTENT_CHARS = 3
-MAX_CONTENT_CHARS = 500
+MIN_CONTENT_CHARS = FACT_MIN_CHARS
+MAX_CONTENT_CHARS = FACT_MAX_CHARS
 _MAX_SLUG = 60
-# Categories whose facts are about things in use, and so end when use ends.
-USAGE = ("tech_preference", "decision")
-
-
-@dataclass(frozen=True)
-class ExtractedFact:
-    category: str
-    type: MemoryType
-    key: str
-    content: str
-    object: str = ""
-    subject: str | None = None
-    negative: bool = False
-    # A new fact of this category and subject retires the earlier ones ("I prefer React
-    # now" after "I prefer Vue"); likes and tools in use accumulate instead.
-    exclusive: bool = False
-    source: str = "user"
-
-    def metadata(self, extracted_at: datetime) -> dict[str, str]:
-        """``category``, ``extractedAt``, ``source`` (whose words: ``user`` or
-        ``assistant``), and what the fact is about (``object``, ``subject``)."""
-        meta = {
-            "category": self.category,
-            "extractedAt": extracted_at.isoformat(timespec="seconds").replace("+00:00", "Z"),
-            "source": self.source,
-        }
-        if self.object:
-            meta["object"] = self.object
-        if self.subject:
-            meta["subject"] = self.subject
-        if self.negative:
-            meta["polarity"] = "negative"
-        return meta
-
-
-@dataclass(frozen=True)
-class Retraction:
-    """Facts about ``about`` (an object id, or a subject) stop being true; ``replaced_by``
-    is the fact of the same statement that takes their place, if any; facts about
-    ``keep`` are left alone (a switch to React retires other front-end frameworks)."""
-
-    about: str
-    categories: tuple[str, ...] = USAGE
-    replaced_by: ExtractedFact | None = None
-    keep: str | None = None
-    source: str = "user"
-    # "We'll use ECharts instead": what is replaced goes unnamed; it is the earlier fact
-    # the message mentions ("Chart.js struggles with heatmaps"), else the latest one.
-    implicit: bool = False
-    # The words that name what is retired ("the newsletter"), when they are not its verb:
-    # a habit keyed by its verb ("send the newsletter every Monday") is found by them.
-    words: str = ""
-
-
-@dataclass
-class Extraction:
-    """Statements in the order they were made: each a fact, its retractions, or both."""
-
-    steps: list[tuple[ExtractedFact | None, list[Retraction]]] = field(default_factory=list)
-    text: str = ""
-
-    def mentions(self, about: str) -> bool:
-        """Whether the message names ``about`` (an object id or an activity's stem)."""
-        if not self.text:
-            return False
-        if self._mentioned is None:
-            words = re.findall(r"[a-z0-9]+", restore(self.text).lower())
-            self._mentioned = (
-                "_" + "_".join(words) + "_",
-                {str(s) for s in STEMMER.stemWords(words)} | set(terms_in(restore(self.text))),
-            )
-        joined, named = self._mentioned
-        return about in named or f"_{about}_" in joined
-
-    _mentioned: tuple[str, set[str]] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def facts(self) -> list[ExtractedFact]:
-        """One fact per key, the latest statement winning."""
-        found: dict[str, ExtractedFact] = {}
-        for fact, _ in self.steps:
-            if fact is not None:
-                found.pop(fact.key, None)
-                found[fact.key] = fact
-        return list(found.values())
 
 
 def slug(text: str) -> str:
@@ -152,7 +74,7 @@ def fact_key(category: str, obj: str) -> str:
     return f"{category}:{slug(obj)}"
 
 
-_TAIL = re.compile(
+_TAIL = rx.compile(
     r"\s+(?:for|in|on|at|with|to|from|since|during|because|as|when|via|through|by|across|"
     r"every|each|at)\b.*$",
     re.IGNORECASE,
@@ -172,7 +94,7 @@ def object_id(text: str) -> str:
 
 
 # Clauses after these words explain the fact rather than state it.
-_CLAUSE_CUT = re.compile(
+_CLAUSE_CUT = rx.compile(
     r"\s+(?:because|since|but|although|though|so\s+that|unless|whereas|while|which|who|"
     r"and\s+(?=(?:\S+\s+){0,4}?(?:is|are|was|were|it|that)\b)|"
     r"as\s+it|as\s+they|if|when|whenever|until|cause|cuz|so\s+(?:I|we)|and\s+(?:I|we|it|"
@@ -183,7 +105,7 @@ _CLAUSE_CUT = re.compile(
 
 
 # Amounts before a thing ("a little Clojure", "lots of Python") say how much, not what.
-_QUANTIFIERS = re.compile(
+_QUANTIFIERS = rx.compile(
     r"^(?:a\s+little(?:\s+bit\s+of)?|a\s+bit\s+of|a\s+lot\s+of|lots\s+of|some|all|plenty\s+of|"
     r"tons\s+of|mostly|mainly)\s+(?=\S)",
     re.IGNORECASE,
@@ -201,7 +123,7 @@ def trim_clause(raw: str) -> str:
 
 
 # A time word ends the object ("sushi anymore after that food poisoning" -> "sushi").
-_TIME_CUT = re.compile(
+_TIME_CUT = rx.compile(
     r"\s+(?:any\s*more|any\s+longer|these\s+days|nowadays|(?:this|last|next)\s+(?:week|month|"
     r"quarter|year|spring|summer|autumn|fall|winter|sprint|time)|yesterday|today|recently|"
     r"a\s+while\ago|(?:a\s+few|a\s+couple\s+of|two|three|four|five|several|\d+)\s+(?:days|weeks|"
@@ -235,21 +157,21 @@ def clean_object(raw: str) -> str:
     return value
 
 
-_LIST_SEPARATOR = re.compile(
+_LIST_SEPARATOR = rx.compile(
     r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&|as\s+well\s+as|plus|with|nor)\s+", re.I
 )
 
 
-_ASIDE = re.compile(
+_ASIDE = rx.compile(
     r",\s+(?:been|would|will|have|has|had|was|were|is|are|did|do|does|can|could|should|went|"
     r"got|just|which|who|so|but)\b",
     re.I,
 )
-_FINAL_JOIN = re.compile(r"(?:,|\s)\s*(?:and|or|&|as\s+well\s+as|plus)\s+\S+[^,]*$", re.I)
+_FINAL_JOIN = rx.compile(r"(?:,|\s)\s*(?:and|or|&|as\s+well\s+as|plus)\s+\S+[^,]*$", re.I)
 
 
 # "built on Hono and runs on Bun": the second item is what the verb is on.
-_VERB_LEAD = re.compile(
+_VERB_LEAD = rx.compile(
     r"^(?:runs?|uses?|lives?|sits?|is\s+(?:hosted|deployed|built|stored)|goes|talks\s+to|"
     r"deploys?\s+(?:to|on))\s+(?:on|in|with|through|to)?\s*",
     re.I,

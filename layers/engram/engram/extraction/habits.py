@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import WHO, I, Step, X, activity, make_fact, own
 from .facts import Retraction, clean_object
 from .lexicon import PEOPLE
@@ -48,7 +49,7 @@ _TIME = (
 _WHOSE = (
     r"(?:" + WHO + r"|^[A-Z]?[a-z]+ing\b|\b(?:my|our)\s+(?!" + PEOPLE + r"\b)[\w-]+(?:\s+[\w-]+)?)"
 )
-_MOVED_TO = re.compile(
+_MOVED_TO = rx.compile(
     WHO + r"(?:\s+have|\s+just)?\s+(?:moved|shifted|changed|switched|rescheduled|pushed)\s+"
     r"(?:my|our|the)\s+(?P<x>[\w\s-]{1,30}?)\s+to\s+(?P<when>(?:(?:monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday)s?|weekends?|weekdays?|mornings?|evenings?|nights?|"
@@ -56,15 +57,15 @@ _MOVED_TO = re.compile(
     I,
 )
 _RULES = [
-    re.compile(_WHOSE + r"\s+(?:also\s+|still\s+)?(?P<adv>" + _FREQUENCY + r")\s+" + X, I),
-    re.compile(
+    rx.compile(_WHOSE + r"\s+(?:also\s+|still\s+)?(?P<adv>" + _FREQUENCY + r")\s+" + X, I),
+    rx.compile(
         WHO + r"\s+(?:usually\s+|normally\s+|always\s+)?(?P<x>(?!am\b|are\b|was\b|were\b|will\b|"
         r"would\b|have\b|had\b|need\b|want\b|like\b|love\b|hate\b|prefer\b)[a-z][\w\s'-]*?)\s+"
         + _TIME
         + r"$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?P<lead>(?:(?:first|last)\s+thing\s+)?(?:every|each|most|some|many)\s+(?:other\s+)?(?:"
         + _WHEN
         + r")s?(?:\s+(?:before\s+bed|after\s+work|after\s+dinner|after\s+lunch|"
@@ -75,15 +76,15 @@ _RULES = [
         r"(?:(?i:I|we|our\s+team|the\s+team|my\s+team)\s+)(?:usually\s+|often\s+|always\s+)?" + X,
         I,
     ),
-    re.compile(
+    rx.compile(
         WHO + r"\s+(?P<x>(?!am\b|are\b|will\b|would\b|have\b|had\b|need\b|want\b|like\b|love\b|"
         r"hate\b)[^,;:!?\n]+?)\s+" + _TRAILING + r"(?:\s+[^,;:!?\n]*)?(?=\s*(?:,|$))",
         I,
     ),
-    re.compile(r"\bI\s+am\s+in\s+the\s+habit\s+of\s+" + X, I),
-    re.compile(r"\bI\s+make\s+(?:a\s+point\s+of|it\s+a\s+rule\s+to)\s+" + X, I),
+    rx.compile(r"\bI\s+am\s+in\s+the\s+habit\s+of\s+" + X, I),
+    rx.compile(r"\bI\s+make\s+(?:a\s+point\s+of|it\s+a\s+rule\s+to)\s+" + X, I),
 ]
-_IDLE_HABITS = re.compile(
+_IDLE_HABITS = rx.compile(
     r"^(?!am\s+(?:(?:usually|often|always|normally)\s+)?(?:up|online|in\s+the\s+office|at\s+my\s+desk|"
     r"at\s+the\s+[\w-]+(?:\s+gym|\s+pool|\s+club|\s+office|\s+library)?|in\s+bed|asleep|awake|out)\b)(?:forget|forgot|know|knew|thought|think|say|said|wanted|want|wonder|wondered|feel|felt|"
     r"mean|meant|get\s+confused|mix\s+up|manage|managed|tell|told|ask|asked|liked?|loved?|"
@@ -107,7 +108,7 @@ _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|wee
 _CLOCK = r"(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
 # The rest of the clause, where a clock time's colon does not end it ("9:30").
 _REST = r"(?:[^,;:!?\n]|(?<=\d):(?=\d\d))*"
-_EVENT_AT = re.compile(
+_EVENT_AT = rx.compile(
     _EVENT + r"(?:\s+(?:is|are|happens|happen|starts|start|runs|run)|(?<=\w)(?=\s+at\s+\d))"
     r"\s+(?:always\s+|usually\s+)?"
     r"(?P<when>(?:at\s+"
@@ -121,7 +122,7 @@ _EVENT_AT = re.compile(
     + r")",
     I,
 )
-_EVENT_MOVED = re.compile(
+_EVENT_MOVED = rx.compile(
     _EVENT + r"\s+(?:has\s+|have\s+|got\s+|is\s+|was\s+)?(?:moved|shifted|changed|moving|"
     r"rescheduled|pushed)\s+(?:back\s+)?(?:to|until)\s+(?P<when>(?:"
     + _CLOCK
@@ -133,7 +134,7 @@ _EVENT_MOVED = re.compile(
     I,
 )
 # "Deploys are on Thursdays now": something done on a day.
-_ON_DAY = re.compile(
+_ON_DAY = rx.compile(
     r"^(?:our\s+|my\s+|the\s+)?(?P<x>(?-i:[A-Z]?[a-z]+ing)|(?:[\w-]+\s+)?(?:deploys|deployments|releases|newsletters?|standups?|"
     r"meetings|reviews|retros|syncs|demos|backups|lessons|classes|practices|trainings|runs|swims|"
     r"workouts|shifts|office\s+hours))\s+(?:is|are)\s+(?:now\s+)?(?:on\s+)?"
@@ -142,7 +143,7 @@ _ON_DAY = re.compile(
     I,
 )
 # "Mornings are for deep work now": what a time of the week is kept for.
-_KEPT_FOR = re.compile(
+_KEPT_FOR = rx.compile(
     r"^(?:my\s+|our\s+)?(?P<when>mornings|afternoons|evenings|nights|weekends|weekdays|lunchtimes|"
     r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\s+(?:are|is)\s+(?:now\s+)?"
     r"(?:for|reserved\s+for|kept\s+for|set\s+aside\s+for|blocked\s+(?:off\s+)?for)\s+(?P<x>[^,;:!?\n]+)",
@@ -150,17 +151,17 @@ _KEPT_FOR = re.compile(
 )
 # Events that recur by their nature; others recur only when the time says so ("every
 # Tuesday", "on Fridays", "each morning"), and a date or "today" makes them one-offs.
-_RECURRING_EVENT = re.compile(
+_RECURRING_EVENT = rx.compile(
     r"\b(?:standup|stand-up|retro|retrospective|sync|release\s+day|deploy\s+day|one-on-one|1:1|"
     r"check-in|planning|shifts)\b",
     I,
 )
-_RECURRENCE = re.compile(
+_RECURRENCE = rx.compile(
     r"\b(?:every|each|daily|weekly|monthly|weekdays?|weekends?|(?:monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday)s|mornings|evenings|afternoons|nights)\b",
     I,
 )
-_ONE_OFF_TIME = re.compile(
+_ONE_OFF_TIME = rx.compile(
     r"\b(?:today|tomorrow|tonight|yesterday|this\s+(?:week|morning|afternoon|evening|time)|"
     r"next\s+(?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     r"imagine|suppose)\b",
@@ -176,19 +177,19 @@ def _once(clause: str) -> bool:
 
 # A time of day alone tells of once ("I called my mom in the morning", "I can call you
 # in the morning") unless the verb is in the present and nothing makes it a one-off.
-_DAYPART = re.compile(
+_DAYPART = rx.compile(
     r"^(?:(?:late|early)\s+)?(?:at\s+night|in\s+the\s+(?:morning|evening|afternoon)s?)|"
     r"^(?:right\s+|straight\s+)?(?:after|before|when)\s+I\b",
     I,
 )
-_PAST_OR_MODAL = re.compile(
+_PAST_OR_MODAL = rx.compile(
     r"^(?:\w+ed|went|got|woke|ate|saw|did|had|made|took|came|ran|wrote|read|met|left|felt|"
     r"thought|found|gave|told|sent|spent|bought|brought|caught|slept|swam|drove|rode|flew|"
     r"can|could|will|would|might|may|should|am\s+going\s+to)\b",
     I,
 )
 # "... so I swim on Tuesdays at 8 pm now": a habit restated as changed.
-_NOW = re.compile(r"\s+(?:now|these\s+days|nowadays|from\s+now\s+on)$", I)
+_NOW = rx.compile(r"\s+(?:now|these\s+days|nowadays|from\s+now\s+on)$", I)
 
 
 def _event(clause: str) -> list[Step] | None:
@@ -246,7 +247,7 @@ def read_habit(clause: str) -> list[Step] | None:
         if what:
             fact = make_fact("pattern", F, what, f"{what} on {when}", about=activity(what))
             return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact, words=what)])]
-    for pattern in _RULES:
+    for pattern in rx.able(_RULES, clause):
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
             continue

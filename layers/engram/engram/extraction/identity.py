@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import I, Step, make_fact, objects, own
 from .facts import clean_object, slug
 from .lexicon import is_known
@@ -70,10 +71,10 @@ _ADVS = _ci(
     r"(?:\s+(?:just|recently|finally|currently|now|still|also|have|has|had|am|are|been|"
     r"officially|actually|eventually))*"
 )
-_RULES: list[tuple[str, re.Pattern[str], str]] = [
+_RULES: list[tuple[str, rx.Rule, str]] = [
     (
         "pronouns",
-        re.compile(
+        rx.compile(
             _ci(r"\b(?:my\s+pronouns\s+are|I\s+go\s+by|I\s+use)\s+")
             + r"(?P<x>(?i:she/her|he/him|they/them|she/they|he/they|"
             r"xe/xem|ze/zir|any\s+pronouns)(?:/\w+)?)"
@@ -82,12 +83,12 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "name",
-        re.compile(_ci(r"\bmy\s+name\s+is|\bmy\s+name's|^name's|^name\s+is") + r"\s+" + _NAME),
+        rx.compile(_ci(r"\bmy\s+name\s+is|\bmy\s+name's|^name's|^name\s+is") + r"\s+" + _NAME),
         "name is {x}",
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             r"^(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
             + _ci(
                 r"\s+is\s+where\s+I\s+(?:work|have\s+worked|have\s+been\s+working|am\s+working)"
@@ -98,7 +99,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+(?:have\s+been|have\s+worked|have\s+now\s+been)\s+at\s+")
             + r"(?P<x>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})"
             # "for four years", "since 2019": a job; "for three hours" is a visit.
@@ -112,7 +113,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             _ci(
                 r"\bwe\s+(?:have\s+|just\s+)?(?:renamed|rebranded)\s+(?:the|our|my)\s+"
                 r"(?:company|startup|business|firm|agency|studio)\s+(?:to|as)\s+"
@@ -123,7 +124,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+(?:currently\s+|now\s+)?work\s+as\s+(?:an?\s+|the\s+)")
             + r"(?P<x>(?:(?!with\b|for\b|at\b|in\b|and\b)[\w-]+\s+){0,3}?(?:"
             + _ROLES
@@ -134,7 +135,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "name",
-        re.compile(
+        rx.compile(
             _ci(
                 r"\b(?:call\s+me|I\s+go\s+by|people\s+call\s+me|"
                 r"everyone\s+calls\s+me)"
@@ -146,9 +147,10 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "name",
-        re.compile(
+        rx.compile(
             r"^"
-            + _ci(r"(?:I\s+am|This\s+is|it\s+is)")
+            # Only "I am": "this is Max" shows someone (a dog, a friend), it names no user.
+            + _ci(r"I\s+am")
             + r"\s+"
             + _NAME
             + _ci(r"(?=\s*(?:$|,|\s+and\b|\s+from\b|\s+here\b))")
@@ -158,7 +160,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     # A greeting that introduces: "Sasha here, hi!", "Hi all, Tom here".
     (
         "name",
-        re.compile(
+        rx.compile(
             r"^"
             + _ci(r"(?:(?:hi|hey|hello),?\s+)?(?:(?:all|there|everyone|folks|team),?\s+)?")
             + r"(?P<x>[A-Z][\w'\-]+)"
@@ -168,7 +170,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             _WE_I
             + _ADVS
             + _ci(r"\s+(?:work|working|employed|interning)\s+(?:at|for|by|with)\s+")
@@ -182,12 +184,12 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "employer",
-        re.compile(_ci(r"\bmy\s+(?:employer|company|workplace)\s+is\s+") + _ORG),
+        rx.compile(_ci(r"\bmy\s+(?:employer|company|workplace)\s+is\s+") + _ORG),
         "works at {x}",
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             _WE_I
             + _ADVS
             + _ci(
@@ -206,7 +208,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             _ci(
                 r"\bI\s+am\s+(?:now\s+)?(?:an?|the)\s+(?:[\w\-+#./]+\s+){0,4}?(?:"
                 + _ROLES
@@ -218,7 +220,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             r"^"
             + _ci(r"I\s+am\s+")
             + r"[A-Z][\w'-]+"
@@ -229,7 +231,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+(?:work|am\s+working)\b[^,;:!?\n]*?\bas\s+(?:an?\s+|the\s+)?")
             + r"(?P<x>(?i:(?:[\w\-+#./]+\s+){0,4}?(?:"
             + _ROLES
@@ -239,14 +241,14 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             r"\bI\s+am\s+(?:now\s+|currently\s+|still\s+)?(?:an?|the)\s+" + _ROLE + r"\b", I
         ),
         "is {a} {x}",
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             r"^"
             + _ci(r"I\s+am\s+")
             + r"[A-Z][\w'-]+,\s+"
@@ -260,18 +262,18 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(_ci(r"^I\s+am\b.*,\s+(?:based|living|located)\s+(?:in|out\s+of)\s+") + _PLACE),
+        rx.compile(_ci(r"^I\s+am\b.*,\s+(?:based|living|located)\s+(?:in|out\s+of)\s+") + _PLACE),
         "lives in {x}",
     ),
     (
         "role",
-        re.compile(r"^I\s+am\s+[A-Z][\w'-]+,\s+(?:an?|the)\s+" + _ROLE + r"\b", I),
+        rx.compile(r"^I\s+am\s+[A-Z][\w'-]+,\s+(?:an?|the)\s+" + _ROLE + r"\b", I),
         "is {a} {x}",
     ),
-    ("role", re.compile(r"^I\s+am\s+an?\s+" + _SUFFIX_ROLE + r"$", I), "is {a} {x}"),
+    ("role", rx.compile(r"^I\s+am\s+an?\s+" + _SUFFIX_ROLE + r"$", I), "is {a} {x}"),
     (
         "role",
-        re.compile(
+        rx.compile(
             r"\bI\s+(?:have\s+)?(?:moved\s+into|stepped\s+(?:into|up\s+(?:to|as))|"
             r"(?:got|was|have\s+been|just\s+got)\s+promoted\s+to|transitioned\s+(?:into|to))\s+"
             r"(?:an?\s+|the\s+)?(?P<x>[^,;:!?\n]+?)(?:\s+(?:role|position|job))?"
@@ -282,7 +284,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             r"\bmy\s+(?:job|role|title|position|job\s+title)\s+is\s+(?:an?\s+)?"
             r"(?P<x>[^,;:!?\n]+)",
             I,
@@ -291,7 +293,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(
+        rx.compile(
             _WE_I
             + _ADVS
             + _ci(
@@ -305,7 +307,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(
+        rx.compile(
             _WE_I
             + _ADVS
             + _ci(
@@ -318,22 +320,22 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(r"\bI\s+work\s+(?:at|for)\s+[^,;:!?\n]+?\s+in\s+" + _PLACE),
+        rx.compile(r"\bI\s+work\s+(?:at|for)\s+[^,;:!?\n]+?\s+in\s+" + _PLACE),
         "based in {x}",
     ),
     (
         "location",
-        re.compile(_ci(r"\bI\s+(?:work|am\s+working)\s+(?:in|from|out\s+of)\s+") + _PLACE),
+        rx.compile(_ci(r"\bI\s+(?:work|am\s+working)\s+(?:in|from|out\s+of)\s+") + _PLACE),
         "works in {x}",
     ),
     (
         "location",
-        re.compile(r"^I\s+am\s+[A-Z][\w'-]+,\s+(?:an?|the)\s+[^,;:!?\n]+?\s+in\s+" + _PLACE),
+        rx.compile(r"^I\s+am\s+[A-Z][\w'-]+,\s+(?:an?|the)\s+[^,;:!?\n]+?\s+in\s+" + _PLACE),
         "based in {x}",
     ),
     (
         "hometown",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+(?:am|come)\s+(?:originally\s+)?from\s+")
             + _PLACE
             + _ci(r"(?=\s*(?:$|,|\s+and\b|\s+but\b))")
@@ -342,7 +344,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "hometown",
-        re.compile(
+        rx.compile(
             _ci(
                 r"\bI\s+(?:grew\s+up|was\s+born|was\s+raised|"
                 r"was\s+born\s+and\s+(?:raised|bred))\s+in\s+"
@@ -351,12 +353,12 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "grew up in {x}",
     ),
-    ("hometown", re.compile(_ci(r"\b(?:my\s+)?home\s*town\s+is\s+") + _PLACE), "is from {x}"),
+    ("hometown", rx.compile(_ci(r"\b(?:my\s+)?home\s*town\s+is\s+") + _PLACE), "is from {x}"),
     # Where home is, said the other way round: "Home for me is Hobart", "Bristol is where
     # I live", "Lisbon is home now", "I call Leeds home".
     (
         "location",
-        re.compile(
+        rx.compile(
             r"^"
             + _ci(
                 r"(?:home\s+(?:for\s+(?:me|us)\s+)?is|(?:my|our)\s+home\s+is(?:\s+in)?)\s+(?:now\s+)?"
@@ -367,7 +369,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(
+        rx.compile(
             r"^"
             + _PLACE
             + _ci(
@@ -380,12 +382,12 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(_ci(r"\b(?:I|we)\s+(?:now\s+)?call\s+") + _PLACE + _ci(r"\s+home\b")),
+        rx.compile(_ci(r"\b(?:I|we)\s+(?:now\s+)?call\s+") + _PLACE + _ci(r"\s+home\b")),
         "lives in {x}",
     ),
     (
         "age",
-        re.compile(
+        rx.compile(
             r"\bI\s+am\s+(?P<x>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?"
             r"(?=(?:\s+(?:now|today|this\s+year|actually|in\s+fact))*\s*(?:$|,|\s+and\b))",
             I,
@@ -394,13 +396,13 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "age",
-        re.compile(r"\bI\s+(?:just\s+|recently\s+)?turned\s+(?P<x>\d{1,3})\b", I),
+        rx.compile(r"\bI\s+(?:just\s+|recently\s+)?turned\s+(?P<x>\d{1,3})\b", I),
         "is {x} years old",
     ),
-    ("timezone", re.compile(_ci(r"\bmy\s+time\s*zone\s+is\s+") + _ZONE), "timezone: {x}"),
+    ("timezone", rx.compile(_ci(r"\bmy\s+time\s*zone\s+is\s+") + _ZONE), "timezone: {x}"),
     (
         "timezone",
-        re.compile(
+        rx.compile(
             _ci(r"\bmy\s+time\s*zone\s+is\s+")
             + r"(?P<x>Pacific|Eastern|Central|Mountain|Atlantic|Alaska|Hawaii)\b"
         ),
@@ -408,7 +410,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "timezone",
-        re.compile(
+        rx.compile(
             _ci(r"\b(?:I\s+am|it\s+is|we\s+are)\s+(?:in|on)\s+(?:the\s+)?")
             + _ZONE
             + _ci(r"(?:\s+(?:time\s*zone|time))?(?=\s|$|,)")
@@ -417,7 +419,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "timezone",
-        re.compile(
+        rx.compile(
             _ci(r"\bit\s+is\s+") + r"(?P<x>(?:Pacific|Eastern|Central|Mountain|"
             r"Atlantic|Greenwich|Central\s+European|Eastern\s+European|"
             r"Western\s+European|Japan|India|China|Australian\s+\w+)\s+time)"
@@ -427,7 +429,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "native_language",
-        re.compile(
+        rx.compile(
             _ci(r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+")
             + r"(?P<x>[A-Z]\w+)"
         ),
@@ -435,19 +437,19 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "native_language",
-        re.compile(
+        rx.compile(
             r"^(?P<x>[A-Z]\w+)" + _ci(r"\s+is\s+my\s+(?:native|first|mother)\s+(?:language|tongue)")
         ),
         "native language: {x}",
     ),
     (
         "native_language",
-        re.compile(_ci(r"\bI\s+am\s+a\s+native\s+") + r"(?P<x>[A-Z]\w+)" + _ci(r"\s+speaker")),
+        rx.compile(_ci(r"\bI\s+am\s+a\s+native\s+") + r"(?P<x>[A-Z]\w+)" + _ci(r"\s+speaker")),
         "native language: {x}",
     ),
     (
         "diet",
-        re.compile(
+        rx.compile(
             r"\bI\s+(?:am|have\s+been)\s+(?:now\s+|fully\s+|strictly\s+|mostly\s+|"
             r"a\s+|an\s+)*" + _DIET,
             I,
@@ -456,12 +458,12 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "diet",
-        re.compile(r"\bI\s+(?:went|have\s+gone|became|turned)\s+(?:fully\s+)?" + _DIET, I),
+        rx.compile(r"\bI\s+(?:went|have\s+gone|became|turned)\s+(?:fully\s+)?" + _DIET, I),
         "is {x}",
     ),
     (
         "hometown",
-        re.compile(
+        rx.compile(
             r"^"
             + _PLACE
             + _ci(
@@ -473,7 +475,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(
+        rx.compile(
             _ci(r"^I\s+am\s+(?:now\s+|currently\s+)?(?:in|over\s+in)\s+")
             + _PLACE
             + _ci(r"(?=\s+(?:now|these\s+days|for\s+good)\b|\s*$)")
@@ -482,21 +484,21 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(_ci(r"\bI\s+am\s+(?:an?|the)\s+[^,;:!?\n]+?\s+(?:in|on|at)\s+") + _PLACE + r"$"),
+        rx.compile(_ci(r"\bI\s+am\s+(?:an?|the)\s+[^,;:!?\n]+?\s+(?:in|on|at)\s+") + _PLACE + r"$"),
         "based in {x}",
     ),
     (
         "timezone",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+am\s+on\s+") + r"(?P<x>[A-Z][\w]+(?:\s+[A-Z][\w]+)?\s+"
             r"(?i:time))\b"
         ),
         "timezone: {x}",
     ),
-    ("diet", re.compile(r"\bI\s+(?:keep|eat|only\s+eat)\s+(?P<x>kosher|halal)\b", I), "keeps {x}"),
+    ("diet", rx.compile(r"\bI\s+(?:keep|eat|only\s+eat)\s+(?P<x>kosher|halal)\b", I), "keeps {x}"),
     (
         "role",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+(?:teach|lecture\s+in|lecture\s+on|tutor)\s+")
             + r"(?P<x>[\w\s-]{2,30}?)"
             + _ci(r"(?=\s+(?:at|in|to|for)\b|$)")
@@ -505,7 +507,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             _ci(
                 r"\bI\s+am\s+(?:now\s+)?(?:freelancing|working|moonlighting|consulting)\s+"
                 r"as\s+(?:an?\s+|the\s+)?"
@@ -517,7 +519,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             r"^"
             + _ci(r"I\s+am\s+")
             + r"[A-Z][\w'-]+,\s+"
@@ -529,7 +531,7 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "location",
-        re.compile(
+        rx.compile(
             r"^"
             + _ci(r"I\s+am\s+")
             + r"[A-Z][\w'-]+,\s+"
@@ -540,19 +542,19 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "age",
-        re.compile(
+        rx.compile(
             r"\bI\s+am\s+(?P<x>\d{1,3})\s+(?:as\s+of\b|since\b|not\s+\d{1,3}(?=\s*(?:$|,|\.)))", I
         ),
         "is {x} years old",
     ),
     (
         "name",
-        re.compile(_ci(r"\b(?:it\s+is|that\s+is|my\s+name\s+is)\s+spelled\s+") + _NAME),
+        rx.compile(_ci(r"\b(?:it\s+is|that\s+is|my\s+name\s+is)\s+spelled\s+") + _NAME),
         "name is {x}",
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+am\s+(?:currently\s+|now\s+)?doing\s+(?:a|my)\s+")
             + r"(?P<x>(?i:phd|ph\.d\.|doctorate|master'?s|msc|mba|bachelor'?s|degree|masters|"
             r"postdoc|apprenticeship|residency)(?:\s+(?:in|on)\s+(?!the\b)[\w\s-]{2,40})?)"
@@ -563,13 +565,13 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
     # "Hi, I'm Lachlan, 38, living in Pittsburgh".
     (
         "age",
-        re.compile(r"^" + _ci(r"I\s+am\s+") + r"[A-Z][\w'-]+,\s+(?P<x>\d{1,3})(?=\s*(?:,|$))"),
+        rx.compile(r"^" + _ci(r"I\s+am\s+") + r"[A-Z][\w'-]+,\s+(?P<x>\d{1,3})(?=\s*(?:,|$))"),
         "is {x} years old",
     ),
     # Leading a team is beside the role ("a software engineer who leads the API team").
     (
         "team",
-        re.compile(
+        rx.compile(
             _ci(r"\bI\s+(?:now\s+)?(?:lead|manage|head|coordinate)\s+(?:the|our|a)\s+")
             + r"(?P<x>(?:[\w&-]+\s+){0,3}?(?i:team|department|division|lab|squad))\b"
         ),
@@ -587,7 +589,7 @@ _NOT_NAMES = frozenset(
 )
 
 
-_LANGUAGES = re.compile(
+_LANGUAGES = rx.compile(
     _ci(r"\bI\s+(?:also\s+)?(?:speak|am\s+fluent\s+in|am\s+bilingual\s+in)\s+")
     + r"(?P<x>(?:(?i:a\s+(?:bit|little)\s+of|some|basic|fluent|conversational)\s+)?[A-Z][^;:!?\n]*)"
 )
@@ -595,14 +597,14 @@ _LANGUAGES = re.compile(
 
 # "I'm allergic to penicillin, latex and bee stings": one fact per allergy, each its own
 # (an allergy neither replaces a diet nor another allergy).
-_ALLERGIES = re.compile(
+_ALLERGIES = rx.compile(
     _ci(
         r"\bI\s+am\s+(?:[\w-]+\s+and\s+)?(?:also\s+|severely\s+|very\s+|mildly\s+|a\s+bit\s+)?"
         r"allergic\s+to\s+"
     )
     + r"(?P<x>[^;:!?\n]+)"
 )
-_ALLERGY_TAIL = re.compile(r"\s*,?\s+(?:so|which|and\s+(?:I|it)|but|because)\b.*$", I)
+_ALLERGY_TAIL = rx.compile(r"\s*,?\s+(?:so|which|and\s+(?:I|it)|but|because)\b.*$", I)
 
 
 def allergy_facts(raw: str) -> list[Step]:
@@ -649,7 +651,7 @@ def _languages(clause: str) -> list[Step]:
 def read_identity(clause: str) -> list[Step] | None:
     steps: list[Step] = _languages(clause) + _allergies(clause)
     taken: list[tuple[int, int]] = []
-    for aspect, pattern, template in _RULES:
+    for aspect, pattern, template in rx.able(_RULES, clause):
         for match in pattern.finditer(clause):
             span = match.span("x")
             if any(s < span[1] and span[0] < e for s, e in taken) or not own(clause, match.start()):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import I, Step, make_fact, own
 from .facts import Retraction, slug
 from .lexicon import known_term, subject_of, terms_in
@@ -75,7 +76,7 @@ _ANSWERS = (
 # "never been there", "always wanted a dog" tell of the speaker, and "never give up",
 # "always happy to help", "always believe in yourself" are encouragement between people:
 # as standing instructions they would go into every prompt.
-_WORK_IMPERATIVE = re.compile(
+_WORK_IMPERATIVE = rx.compile(
     r"^(?:(?:be|stay|sound|remain)\s+(?:more\s+|very\s+|extra\s+|less\s+|a\s+bit\s+more\s+)?"
     r"(?:" + _STYLE_ADJ + r"|careful|explicit|transparent|upfront|accurate|consistent|"
     r"respectful|constructive|realistic)\b"
@@ -88,7 +89,7 @@ _WORK_IMPERATIVE = re.compile(
     r"back\s+up|offer|apologi[sz]e|notify|prefer|favou?r)\b)",
     I,
 )
-_NOT_IMPERATIVE = re.compile(
+_NOT_IMPERATIVE = rx.compile(
     r"^(?:been|had|has|have|was|were|is|are|am|seen|done|gone|known|heard|felt|thought|got|"
     r"gotten|taken|given|found|told|kept|left|met|won|lost|bought|brought|caught|taught|"
     r"understood|said|saw|went|knew|did|really|quite|just|so|too|a|an|the|my|your|his|her|"
@@ -96,9 +97,9 @@ _NOT_IMPERATIVE = re.compile(
     I,
 )
 _RULES = [
-    re.compile(r"^(?:please\s+)?(?:" + STANDING + r")\s*,?\s+(?:please\s+)?(?P<x>.+)$", I),
+    rx.compile(r"^(?:please\s+)?(?:" + STANDING + r")\s*,?\s+(?:please\s+)?(?P<x>.+)$", I),
     # "Use tabs for indentation", "use single quotes for strings": how code should look.
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:use|prefer|stick\s+to)\s+.{1,40}?\s+for\s+(?:all\s+|the\s+)?"
         r"(?:indentation|indenting|indents|strings|quotes|naming|variable\s+names|file\s+names|"
         r"line\s+endings|dates|timestamps|times|currency|units|commit\s+messages|comments|"
@@ -106,26 +107,26 @@ _RULES = [
         I,
     ),
     # "Give shell commands for fish, not bash": answers for a named tool.
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:give|show|write|use)\s+(?:me\s+)?(?:[\w-]+\s+)?(?:commands?|"
         r"scripts?)\s+(?:for|in)\s+(?P<tool>[\w.+#-]+)\b.*)$",
         I,
     ),
     # "Give me the code first and the explanation after".
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:give|show|put|start\s+with|lead\s+with)\s+(?:me\s+)?(?:the\s+)?"
         r"(?:code|answer|summary|tl;?dr|conclusion|result|bottom\s+line|example)s?\s+(?:first|up\s+front|"
         r"at\s+the\s+top)\b.*)$",
         I,
     ),
     # "Use 2-space indentation in any JavaScript examples".
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:use|prefer|stick\s+to)\s+(?:[\w-]+\s+){0,2}(?:indentation|indents|"
         r"quotes|semicolons|tabs|spaces)\b.*)$",
         I,
     ),
     # "Longer detailed answers are fine now": how long or how formal answers may be.
-    re.compile(
+    rx.compile(
         r"(?:^|,\s+)(?P<x>(?:(?:longer|shorter|detailed|short|long|brief|casual|formal|informal|technical|"
         r"simple|simpler|in-depth|more\s+detailed|less\s+formal|more\s+formal)\s+){1,3}(?:answers|"
         r"responses|replies|explanations)\s+(?:are|is)\s+(?:totally\s+|perfectly\s+)?(?:fine|ok(?:ay)?|"
@@ -134,7 +135,7 @@ _RULES = [
     ),
     # "Use numbered steps whenever you explain a process", "write SQL keywords in
     # uppercase when you give me queries", "ask me whenever my request is ambiguous".
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?!(?:I|we)\b).+?)\s+(?:(?:whenever|when|every\s+time|each\s+time)\s+you\s+(?="
         + _YOU_WORK
         + r")|(?:whenever|when|if)\s+(?:my|the)\s+(?:request|question|prompt|message|ask)s?\s+"
@@ -142,141 +143,141 @@ _RULES = [
         I,
     ),
     # "Quiz me with five questions at the end of every answer".
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?!(?:I|we)\b).+?\s+(?:at\s+the\s+(?:end|start|beginning|top|bottom)\s+"
         r"of|in|after|before|with)\s+(?:every|each|all|any)\s+(?:answers?|replies|reply|responses?|"
         r"messages?|explanations?)\b.*)$",
         I,
     ),
-    re.compile(r"^(?:please\s+)?(?P<x>.+?)\s*,?\s+(?:" + _STANDING_TAIL + r")$", I),
-    re.compile(
+    rx.compile(r"^(?:please\s+)?(?P<x>.+?)\s*,?\s+(?:" + _STANDING_TAIL + r")$", I),
+    rx.compile(
         r"^(?:when|whenever|if)\s+you\s+(?P<when>"
         + _YOU_WORK
         + r"[^,]*),\s*(?:please\s+)?(?P<x>.+)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:keep|make)\s+(?:your\s+|the\s+|all\s+|my\s+)?"
         + _ANSWERS
         + r"\s+.+)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:keep|make)\s+(?:it|them|things)\s+(?:"
         + _STYLE_ADJ
         + r"|under|below|within|less|fewer|simple|short|brief)\b.*)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:answer|respond|reply|write|talk|speak|explain(?:\s+things)?|"
         r"communicate)\s+(?:(?:to\s+)?me\s+)?(?:only\s+)?(?:in|using|with)\s+.+)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:be|stay|sound)\s+(?:more\s+|very\s+|extra\s+|less\s+|a\s+bit\s+"
         r"more\s+)?(?:" + _STYLE_ADJ + r")\b.*)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:do\s+not|never|stop|avoid|no\s+more|skip|quit)\s+"
         r"(?:using\s+|use\s+|adding\s+|add\s+|including\s+|include\s+|giving\s+(?:me\s+)?|"
         r"give\s+(?:me\s+)?|writing\s+|write\s+|putting\s+|put\s+|with\s+the\s+|the\s+|"
         r"making\s+|sending\s+(?:me\s+)?)?(?:any\s+|so\s+many\s+)?(?:" + _STYLE_NOUNS + r")\b.*)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:use|include|add|give|show|write\s+with|format\s+\w+\s+(?:as|in|"
         r"with))\s+(?:me\s+)?(?:more\s+|fewer\s+|less\s+)?(?:" + _STYLE_NOUNS + r")\b.*)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:use|write|give(?:\s+me)?|show(?:\s+me)?)\s+(?:code\s+)?"
         r"(?:examples?|snippets?|code\s+samples?|code)\s+in\s+.+)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:use|write)\s+\S+(?:\s+\S+)?\s+(?:for|in)\s+(?:the\s+|all\s+|"
         r"your\s+|code\s+)?(?:examples?|snippets?|code\s+samples?|code))$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+(?:want|need|would\s+like|expect|prefer)\s+(?:you\s+to\s+|your\s+"
         + _ANSWERS
         + r"\s+to\s+)(?P<x>.+)$",
         I,
     ),
-    re.compile(r"\b(?:you\s+(?:should|must|need\s+to))\s+(?P<x>(?:always|never)\s+.+)$", I),
-    re.compile(
+    rx.compile(r"\b(?:you\s+(?:should|must|need\s+to))\s+(?P<x>(?:always|never)\s+.+)$", I),
+    rx.compile(
         r"\bI\s+(?:would\s+(?:like|prefer|rather\s+have)|want|prefer|need|like|expect)\s+"
         r"(?P<x>(?:more\s+|less\s+|much\s+|really\s+)?(?:[\w-]+\s+){0,3}?(?:answers|responses|"
         r"replies|explanations|code\s+examples)(?:\s+(?:with|in|that|without)\s+[^,;:!?\n]+)?)",
         I,
     ),
-    re.compile(r"^no\s+(?P<x>(?:" + _STYLE_NOUNS + r")(?:\s+please)?)$", I),
-    re.compile(r"^(?:there\s+is\s+)?no\s+need\s+to\s+(?P<x>.+)$", I),
-    re.compile(
+    rx.compile(r"^no\s+(?P<x>(?:" + _STYLE_NOUNS + r")(?:\s+please)?)$", I),
+    rx.compile(r"^(?:there\s+is\s+)?no\s+need\s+to\s+(?P<x>.+)$", I),
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:talk|speak|write|respond|reply|answer|explain\s+things)\s+(?:to\s+me\s+)?"
         r"(?:like|as\s+if|as\s+though|as)\s+.+)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>stop\s+(?:suggesting|telling\s+me|recommending|reminding\s+me|asking|"
         r"saying|mentioning|offering|adding|using|apologi[sz]ing|ending|starting|repeating)\b.+)$",
         I,
     ),
-    re.compile(r"^(?:please\s+)?(?P<x>default\s+to\s+.+)$", I),
-    re.compile(
+    rx.compile(r"^(?:please\s+)?(?P<x>default\s+to\s+.+)$", I),
+    rx.compile(
         r"^(?:let\s+us\s+|let's\s+|please\s+|can\s+we\s+)?(?:go|switch|change|move)\s+(?:back\s+)?"
         r"to\s+(?P<x>" + _LANGUAGE_NAMES + r")\b",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:show|display|format|write|give|present|express|put|list|number|"
         r"sort|use|render|print|spell|date)\s+(?:[\w'-]+\s+){0,4}?(?:in|as|with|using)\s+"
         r"(?:[\w'-]+\s+){0,3}?(?:format|style|notation|units?|order|case|indentation|syntax|form|"
         r"layout|template|structure|timezone|time\s*zone|currency)\b.*)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?!(?:I|we)\b)[a-z]+\b.*\byour\s+(?:replies|answers|responses|messages|"
         r"explanations|emails|summaries|output|outputs|suggestions|examples)\b.*)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:please\s+)?(?P<x>(?:format|indent|write|style|comment|document|name|type|wrap|lint|"
         r"annotate|test|render|typeset)\s+(?:every|all|each|any|your|the)\s+(?:code|snippets?|functions?|"
         r"variables?|maths?|equations?|formulas?|formulae|numbers|dates|times|prices|"
         r"examples?|files?|lines?|commits?|commit\s+messages?|queries|sql|classes|components?)\b.*)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?P<x>.*\b(?:up\s+to|at\s+most|no\s+more\s+than|max(?:imum)?(?:\s+of)?|under|below|"
         r"less\s+than|fewer\s+than)\s+\d+\s+(?:words|sentences|paragraphs|characters|lines|bullet"
         r"(?:\s+points)?)\b.*\b(?:is\s+fine|is\s+ok(?:ay)?|please|max|is\s+enough|works)\b.*)$",
         I,
     ),
 ]
-_ONE_OFF = re.compile(
+_ONE_OFF = rx.compile(
     r"^(?:write|make|give|create|generate|build|show|tell|explain|fix|help|find|list|draft|"
     r"summari[sz]e|translate|compose|design|plan|suggest|recommend|read|check|review|"
     r"rewrite|convert|calculate|compare)\s+(?:me\s+)?(?:an?|the|this|that|some|my|one|two|"
     r"three|\d+|it|these|those)\b",
     I,
 )
-_ASPECTS: list[tuple[str, re.Pattern[str]]] = [
+_ASPECTS: list[tuple[str, rx.Rule]] = [
     (
         "length",
-        re.compile(
+        rx.compile(
             r"\b(?:words?|sentences?|characters?|paragraphs?|lines?|short|"
             r"shorter|concise|brief|succinct|terse|long|longer|length|detailed|"
             r"verbose|to\s+the\s+point)\b",
             I,
         ),
     ),
-    ("code_language", re.compile(r"\b(?:examples?|snippets?|code\s+samples?)\b", I)),
+    ("code_language", rx.compile(r"\b(?:examples?|snippets?|code\s+samples?)\b", I)),
     (
         "language",
-        re.compile(
+        rx.compile(
             r"(?<!british\s)(?<!american\s)\b(?:english|spanish|french|german|"
             r"italian|portuguese|dutch|turkish|indonesian|malay|chinese|mandarin|"
             r"japanese|korean|arabic|hindi|russian|polish|swedish|norwegian|"
@@ -287,32 +288,32 @@ _ASPECTS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "format",
-        re.compile(
+        rx.compile(
             r"\b(?:bullet|markdown|tables?|headings?|headers|lists?|json|yaml|"
             r"bold|italics|numbered|format|formatting)\b",
             I,
         ),
     ),
-    ("emoji", re.compile(r"\bemoji|emoticon", I)),
-    ("spelling", re.compile(r"\b(?:british|american|spelling)\b", I)),
-    ("units", re.compile(r"\b(?:metric|imperial|celsius|fahrenheit|units)\b", I)),
+    ("emoji", rx.compile(r"\bemoji|emoticon", I)),
+    ("spelling", rx.compile(r"\b(?:british|american|spelling)\b", I)),
+    ("units", rx.compile(r"\b(?:metric|imperial|celsius|fahrenheit|units)\b", I)),
     (
         "tone",
-        re.compile(
+        rx.compile(
             r"\b(?:formal|informal|casual|friendly|polite|blunt|tone|professional|"
             r"encouraging|gentle|strict|funny|serious|humou?r|jokes|slang)\b",
             I,
         ),
     ),
-    ("apologies", re.compile(r"\bapolog", I)),
-    ("quotes", re.compile(r"\b(?:single|double|smart|straight)\s+quotes\b", I)),
-    ("disclaimers", re.compile(r"\b(?:disclaimers?|caveats?|warnings?)\b", I)),
-    ("citations", re.compile(r"\b(?:citations?|sources?|references?)\b", I)),
+    ("apologies", rx.compile(r"\bapolog", I)),
+    ("quotes", rx.compile(r"\b(?:single|double|smart|straight)\s+quotes\b", I)),
+    ("disclaimers", rx.compile(r"\b(?:disclaimers?|caveats?|warnings?)\b", I)),
+    ("citations", rx.compile(r"\b(?:citations?|sources?|references?)\b", I)),
 ]
 
 
 def _aspect(text: str) -> str:
-    for name, pattern in _ASPECTS:
+    for name, pattern in rx.able(_ASPECTS, text):
         if pattern.search(text):
             return name
     # "give me bash commands" and "give me commands for PowerShell" are both about the
@@ -326,8 +327,8 @@ def _aspect(text: str) -> str:
 
 # "so give me bash commands from now on instead of PowerShell": the lead-in and what it
 # replaces are not part of the instruction.
-_LEAD = re.compile(r"^(?:so|and|then|also|but|ok(?:ay)?|now)\s*,?\s+", I)
-_INSTEAD_TAIL = re.compile(
+_LEAD = rx.compile(r"^(?:so|and|then|also|but|ok(?:ay)?|now)\s*,?\s+", I)
+_INSTEAD_TAIL = rx.compile(
     r"\s+(?:instead\s+of|rather\s+than)\s+[^,;:!?\n]+?(?=\s+(?:from\s+now\s+on|going\s+forward|"
     r"in\s+(?:the\s+)?future|by\s+default)\s*$|$)",
     I,
@@ -336,7 +337,7 @@ _INSTEAD_TAIL = re.compile(
 
 # "Use tabs in this file", "answer in French for this one", "short answers are fine for
 # this question": said for now, not from now on.
-_FOR_NOW = re.compile(
+_FOR_NOW = rx.compile(
     r"\b(?:this|that)\s+(?:one|file|time|question|answer|case|example|snippet|message|chat|"
     r"conversation|script|function|project|reply|request)\b|\bhere\b|\bfor\s+now\b|"
     r"\bright\s+now\b|\bjust\s+this\b|\bthis\s+to\s+my\b",
@@ -356,7 +357,7 @@ def read_instruction(clause: str) -> list[Step] | None:
         else ""
     )
     clause = _INSTEAD_TAIL.sub("", clause)
-    for pattern in _RULES:
+    for pattern in rx.able(_RULES, clause):
         match = pattern.search(clause)
         if match is None or (match.start() > 0 and not own(clause, match.start())):
             continue

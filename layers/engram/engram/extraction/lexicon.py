@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from . import rx
+
 __all__ = [
     "FILLER_EDGES",
     "IDLE_OBJECTS",
@@ -286,7 +288,7 @@ _ALIASES: dict[str, tuple[str, str]] = {
     for alias in (term.replace("_", " "), *aliases)
 }
 # Longest alias first, so "react native" wins over "react" and "sql server" over "sql".
-_ALIAS_PATTERN = re.compile(
+_ALIAS_PATTERN = rx.compile(
     r"(?<![\w.#+-])("
     + "|".join(re.escape(a) for a in sorted(_ALIASES, key=len, reverse=True))
     + r")(?![\w#+]|\.\w)",
@@ -340,7 +342,7 @@ def canonical(text: str) -> str | None:
 
 
 # Words around an object that say nothing about it ("I don't like MongoDB anymore").
-FILLER_EDGES = re.compile(
+FILLER_EDGES = rx.compile(
     r"^(?:(?:really|actually|also|still|just|kind\s+of|sort\s+of|definitely|totally|"
     r"honestly|personally|mostly|mainly|primarily|currently|now|then|generally|"
     r"truly|very\s+much|quite|rather|probably|even)\s+)+"
@@ -371,7 +373,7 @@ NON_OBJECTS = frozenset(
 POINTER_DETERMINERS = frozenset("your his her their its this that these those which".split())
 
 # What people "need", "have to", "can't" or "will" do in passing: not facts to keep.
-IDLE_OBJECTS = re.compile(
+IDLE_OBJECTS = rx.compile(
     r"^(?:a\s+(?:minute|moment|second|sec|bit|while|break|nap|rest|hand|favou?r|hug|"
     r"drink|coffee|vacation|holiday|day\s+off)|"
     r"(?:some|more)\s+(?:time|coffee|sleep|rest|help|air|space|fresh\s+air|advice|ideas?)|"
@@ -404,12 +406,12 @@ THINGS = (
     r"nas|platform|product|bot|extension|plugin|game)"
 )
 # Languages people speak: "English it is" chooses how to answer, not a tool.
-SPOKEN_LANGUAGE = re.compile(
+SPOKEN_LANGUAGE = rx.compile(
     r"^(?:english|spanish|french|german|italian|portuguese|dutch|turkish|indonesian|malay|chinese|"
     r"mandarin|japanese|korean|arabic|hindi|russian|polish|swedish|norwegian|danish|finnish|greek)\b",
     re.IGNORECASE,
 )
 # Spellings only names have: an inner capital or a letter beside a digit ("iTerm2",
 # "macOS", "S3"); a tool's name may also carry a digit or a dot anywhere ("Fly.io").
-NAME_SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z]\d")
-TOOL_SHAPED = re.compile(r"[a-z][A-Z]|\d|\.\w")
+NAME_SHAPED = rx.compile(r"[a-z][A-Z]|[A-Za-z]\d")
+TOOL_SHAPED = rx.compile(r"[a-z][A-Z]|\d|\.\w")

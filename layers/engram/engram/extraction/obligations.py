@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import WHO, XL, I, Step, make_fact, objects, own
 from .facts import clean_object, fact_key, head, slug, split_list, trim_clause
 from .lexicon import IDLE_OBJECTS, PEOPLE
@@ -35,7 +36,7 @@ _NP = (
     r"(?P<np>(?:(?:the|our|my|all|any|every|each|this|these|those|every\s+single)\s+)?"
     r"[A-Za-z][\w'/+#.\u2024-]*(?:\s+[\w'/+#.\u2024-]+){0,5}?)"
 )
-_NP_EXCLUDED = re.compile(
+_NP_EXCLUDED = rx.compile(
     r"^(?:i|we|you|he|she|they|that|there|here|everyone|everybody|someone|somebody|anyone|"
     r"anybody|people|one|nobody|no\s+one|who|what|which|let\s+us|let\s+me|u|ya|things?|"
     r"something|(?:anything|everything)(?!\s+(?:we|I|you|that)\b)|life|(?:my|our|his|her|their)\s+"
@@ -44,18 +45,18 @@ _NP_EXCLUDED = re.compile(
     I,
 )
 # "It" and "this" may stand for the project when what follows is about software.
-_PROJECT_VERBS = re.compile(
+_PROJECT_VERBS = rx.compile(
     r"^(?:run|support|work|be\s+compatible|handle|scale|be\s+deployed|comply|integrate|"
     r"respond|load|stay|be\s+accessible|be\s+available|use|store|encrypt|pass|build|compile|"
     r"ship|launch|be\s+done|be\s+ready|be\s+finished|go\s+live|hit|call|exceed|send|poll|"
     r"scrape|crawl|query|access|log|leak|cost|touch|block|retry)\b",
     I,
 )
-_FIRST_PERSON_CANT = re.compile(
+_FIRST_PERSON_CANT = rx.compile(
     WHO + r"\s+(?:really\s+|absolutely\s+|simply\s+)?" + _CANT + r"\s+" + XL, I
 )
-_IMPERSONAL_CANT = re.compile(r"^" + _NP + r"\s+" + _CANT + r"\s+" + XL, I)
-_NOT_ALLOWED = re.compile(
+_IMPERSONAL_CANT = rx.compile(r"^" + _NP + r"\s+" + _CANT + r"\s+" + XL, I)
+_NOT_ALLOWED = rx.compile(
     r"^(?:no\s+)?" + _NP + r"\s+(?:is|are)\s+(?:simply\s+|just\s+|absolutely\s+|totally\s+|"
     r"strictly\s+|completely\s+)?(?:not\s+allowed|forbidden|prohibited|banned|not\s+permitted|"
     r"off[- ]limits|a\s+no-go|not\s+an\s+option|out\s+of\s+the\s+question|not\s+acceptable|"
@@ -63,17 +64,17 @@ _NOT_ALLOWED = re.compile(
     I,
 )
 # "No PII may leave the VPC", "Under no circumstances can we store raw IPs".
-_NO_X_MAY = re.compile(
+_NO_X_MAY = rx.compile(
     r"^no\s+" + _NP + r"\s+(?:may|can|should|must|shall|will|is\s+allowed\s+to|are\s+allowed\s+to|"
     r"is\s+to|are\s+to|ever)\s+" + XL,
     I,
 )
-_NOBODY = re.compile(
+_NOBODY = rx.compile(
     r"^(?:nobody|no\s+one|none\s+of\s+us|no\s+engineer|no\s+developer|no\s+user)\s+(?:is|are|may|can|"
     r"should|must|gets\s+to)\s+(?:allowed\s+to\s+|permitted\s+to\s+)?" + XL,
     I,
 )
-_LIMIT = re.compile(
+_LIMIT = rx.compile(
     r"(?:^|,\s+)(?:the\s+|our\s+|my\s+)?(?P<np>(?:[\w-]+\s+){0,4}?(?:budget|cap|limit|ceiling|maximum|max|"
     r"allowance|quota)(?:\s+(?:for|on)\s+(?:the\s+|a\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)?)"
     r"\s+(?:is|was|has\s+been|will\s+be)\s+(?:now\s+|set\s+to\s+|raised\s+to\s+|"
@@ -92,12 +93,12 @@ _FIGURE = (
 # "Uploads are limited to 25 MB per file", "uploads can go up to 50 MB": one limit, by
 # what it limits, so the second replaces the first.
 _LIMITED_TO = [
-    re.compile(
+    rx.compile(
         r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s'-]{1,40}?)\s+(?:is|are)\s+(?:now\s+)?(?:limited|capped|"
         r"restricted)\s+(?:to|at)\s+" + _FIGURE,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?!(?:a|an)\s)(?:the\s+|our\s+|my\s+)?(?P<np>(?-i:[a-z])[\w\s-]{0,39}?)\s+can\s+(?:now\s+)?"
         r"(?:go|be|take|use|reach)\s+(?:up\s+to|as\s+(?:much|long|high)\s+as)\s+" + _FIGURE,
         I,
@@ -105,7 +106,7 @@ _LIMITED_TO = [
 ]
 # "Make the budget £250", "we got approval to raise the Lambda memory limit to 1024 MB",
 # "the organisers raised the team size limit to 6".
-_SET_TO = re.compile(
+_SET_TO = rx.compile(
     r"(?:^|\bto\s+|\b(?=(?:raised|lowered|increased|reduced|bumped|cut|dropped|changed|set)\b))"
     r"(?:please\s+)?(?:make|set|change|raise|lower|bump|increase|reduce|drop|cut|up|stretch|raised|"
     r"lowered|increased|reduced|bumped|dropped|changed)\s+(?:the|my|our)\s+(?P<np>[\w\s-]{0,30}?(?:budget|cap|limit|ceiling|maximum|"
@@ -114,19 +115,19 @@ _SET_TO = re.compile(
     I,
 )
 # "I can stretch to $1,800 for the laptop": a budget restated.
-_STRETCH = re.compile(
+_STRETCH = rx.compile(
     r"\b(?:I|we)\s+can\s+(?:now\s+)?(?:stretch|go|spend|afford)\s+(?:up\s+)?to\s+"
     r"(?P<x>[$€£¥]" + _NUMBER + r"k?)(?:\s+(?:on|for)\s+(?P<np>[^,;:!?\n]+))?",
     I,
 )
 # "I can only spend about 5 hours a week on this side project".
-_CAN_ONLY = re.compile(
+_CAN_ONLY = rx.compile(
     r"\b(?:I|we)\s+can\s+only\s+(?:spend|give|afford|do|manage|put\s+in|set\s+aside|commit)\s+"
     + _FIGURE,
     I,
 )
 # "The VPS only has 1 GB of RAM", "I only have about 45 minutes a day to study".
-_ONLY_HAS = re.compile(
+_ONLY_HAS = rx.compile(
     r"^(?P<lead>on\s+(?:weekdays|weekends|workdays|school\s+nights)\s*,?\s+)?"
     r"(?P<np>(?:the\s+|our\s+|my\s+)?[\w\s-]{1,30}?|I|we)\s+only\s+(?:has|have|get|gets)\s+"
     + _FIGURE,
@@ -134,34 +135,34 @@ _ONLY_HAS = re.compile(
 )
 # What "only has" limits: a recurring allowance of the user's ("45 minutes a day"), or
 # a machine's resources ("the VPS only has 1 GB of RAM"); "I only have 2 eggs" is neither.
-_RECURRING = re.compile(
+_RECURRING = rx.compile(
     r"\b(?:a|per|each|every)\s+(?:day|week|month|year|night|evening|weekday|session)\b", I
 )
-_MACHINE = re.compile(
+_MACHINE = rx.compile(
     r"\b(?:vps|server|machine|laptop|instance|box|pi|droplet|container|cluster|node|vm|plan|tier|"
     r"account|disk|drive|database|db|runner)s?$",
     I,
 )
 # "Max 2 production deploys per day", "deploys are frozen for the whole of December".
 # "The free tier allows no more than 3 API calls per second".
-_ALLOWS_AT_MOST = re.compile(
+_ALLOWS_AT_MOST = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<np>[\w\s-]{1,30}?)\s+(?:only\s+)?(?:allows?|permits?|lets\s+(?:us|me)\s+"
     r"(?:do|make|send|have))\s+(?:no\s+more\s+than|at\s+most|up\s+to|a\s+maximum\s+of|only)\s+"
     + _FIGURE,
     I,
 )
-_MAX_N = re.compile(
+_MAX_N = rx.compile(
     r"^(?:a\s+)?(?P<kind>max(?:imum)?|at\s+most|no\s+more\s+than)\s+"
     r"(?P<x>\d[\d.,]*\s+(?:[\w-]+\s+){0,3}?[\w-]+(?:\s+(?:per|a|an|each)\s+\w+)?)\s*$",
     I,
 )
-_FROZEN = re.compile(
+_FROZEN = rx.compile(
     r"^(?:the\s+|our\s+|all\s+)?(?P<np>(?:[\w-]+\s+)?(?:deploys|deployments|releases|merges|changes|"
     r"commits|pushes|code|hiring|spending|purchases|travel|launches|migrations))\s+(?:is|are)\s+(?:frozen|paused|blocked|"
     r"suspended|on\s+hold|not\s+allowed)\s+(?P<x>(?:for|during|until|in|over|through)\s+[^,;:!?\n]+)",
     I,
 )
-_STUCK_ON = re.compile(
+_STUCK_ON = rx.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:still\s+)?(?:stuck|locked|pinned)\s+(?:on|with|to)\s+"
     r"(?P<x>(?-i:[A-Z])[^,;:!?\n]*?)(?=\s+(?:because|since|due|for|until|as)\b|\s*$)",
     I,
@@ -172,12 +173,12 @@ _ACCESS = (
 )
 # "No internet access on the build machines", "I don't have admin rights on my laptop".
 _NO_ACCESS = [
-    re.compile(
+    rx.compile(
         r"^no\s+(?P<x>" + _ACCESS + r"(?:\s+[\w-]+){0,2}?)\s+(?:on|in|at|for|from)\s+"
         r"(?P<where>[^,;:!?\n]+)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\b(?:I|we)\s+(?:do\s+not|does\s+not|did\s+not|cannot|can\s+not)\s+(?:have|get)\s+"
         r"(?:any\s+)?(?P<x>" + _ACCESS + r"(?:\s+[\w-]+){0,2}?\s*(?:rights|access|privileges|"
         r"permissions?))(?:\s+(?:on|to|in|for|at)\s+(?P<where>[^,;:!?\n]+))?",
@@ -186,50 +187,50 @@ _NO_ACCESS = [
 ]
 _POINTERS = frozenset("it this that these those they he she".split())
 # "Max file size for uploads is 10 MB", "uptime target is 99.95%".
-_MAX_IS = re.compile(
+_MAX_IS = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<kind>max(?:imum)?|min(?:imum)?)\s+(?P<np>[\w\s-]{1,40}?)\s+"
     r"(?:is|are)\s+(?:now\s+)?" + _FIGURE,
     I,
 )
-_TARGET_IS = re.compile(
+_TARGET_IS = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<np>(?:[\w-]+\s+){0,3}?(?:target|goal|sla|slo|objective))\s+"
     r"(?:is|are)\s+(?:now\s+)?" + _FIGURE,
     I,
 )
-_NEVER_EVER = re.compile(
+_NEVER_EVER = rx.compile(
     r"^(?:under\s+no\s+circumstances|in\s+no\s+case|at\s+no\s+(?:point|time)|never\s+ever|"
     r"on\s+no\s+account)\s*,?\s+(?:can|should|may|will|must|do|are|shall)\s+(?:we|I|you|they|it)\s+"
     r"(?:be\s+allowed\s+to\s+)?" + XL,
     I,
 )
-_FIRST_PERSON_MUST = re.compile(
+_FIRST_PERSON_MUST = rx.compile(
     WHO + r"\s+(?:really\s+|absolutely\s+|definitely\s+|also\s+|still\s+)?(?P<modal>must|have\s+to|"
     r"has\s+to|need\s+to|needs\s+to|have\s+got\s+to|(?:are|am|is)\s+required\s+to|"
     r"(?:are|am|is)\s+obliged\s+to)\s+" + XL,
     I,
 )
-_FIRST_PERSON_NEED = re.compile(
+_FIRST_PERSON_NEED = rx.compile(
     WHO + r"\s+(?:really\s+|absolutely\s+|definitely\s+|also\s+|still\s+)?(?:need|needs|require|"
     r"requires)\s+(?!to\b)" + XL,
     I,
 )
-_IMPERSONAL_MUST = re.compile(r"^" + _NP + r"\s+" + _MUST + r"\s+" + XL, I)
-_REQUIRED = re.compile(
+_IMPERSONAL_MUST = rx.compile(r"^" + _NP + r"\s+" + _MUST + r"\s+" + XL, I)
+_REQUIRED = rx.compile(
     r"^" + _NP + r"\s+(?:is|are)\s+(?:required|mandatory|a\s+must|essential|non-negotiable|"
     r"a\s+hard\s+requirement|compulsory|a\s+requirement)\b",
     I,
 )
-_REQUIREMENTS_ARE = re.compile(
+_REQUIREMENTS_ARE = rx.compile(
     r"\b(?:the\s+|our\s+|my\s+)?(?:main\s+|key\s+|hard\s+)?requirements?\s+(?:is|are|:)\s*" + XL, I
 )
-_DELIVERABLE = re.compile(
+_DELIVERABLE = rx.compile(
     r"\b(?:paper|report|thesis|project|proposal|assignment|essay|draft|submission|deliverable|"
     r"review|audit|application|invoice|article|deck|chapter|manuscript|grant|release|launch)$",
     I,
 )
 _DEADLINE = [
     # "The launch is on September 5": a dated event the user works towards.
-    re.compile(
+    rx.compile(
         r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:launch|release|go-live|demo\s+day|"
         r"submission|exam|presentation|audit|cutover|deadline|due\s+date|defen[cs]e|viva|thesis\s+"
         r"defen[cs]e|interview))\s+(?:is|will\s+be)\s+(?:now\s+)?"
@@ -238,32 +239,32 @@ _DEADLINE = [
         r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the\s+\d)[^,;:!?\n]*)",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\b(?:extended|moved|pushed|postponed|changed|shifted|set|brought\s+forward)\s+(?:back\s+)?"
         r"(?:the\s+|our\s+|my\s+)?(?:deadline|due\s+date|launch(?:\s+date)?|release(?:\s+date)?)"
         r"(?:\s+for\s+[^,;:!?\n]+?)?\s+(?:back\s+)?(?:to|until)\s+(?P<x>[^,;:!?\n]+)",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\b(?:the\s+|our\s+|my\s+)?(?:deadline|due\s+date|launch\s+date|release\s+date|cutoff|"
         r"go-live(?:\s+date)?)(?:\s+for\s+[^,;:!?\n]+?)?\s+(?:is|was|has\s+been|got|is\s+now|"
         r"will\s+be)\s+(?:(?:pushed|moved|extended|changed|postponed|delayed|brought\s+forward|"
         r"set|fixed|updated)\s+(?:back\s+)?(?:to|until|for)\s+)?(?P<x>[^,;:!?\n]+)",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?P<what>(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:is|are)\s+(?:now\s+)?due\s+"
         r"(?P<x>(?:by|on|in|at|before)\s+[^,;:!?\n]+|(?P<bare>\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]+[^,;:!?\n]*|"
         r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}[^,;:!?\n]*))",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\b(?:we|I)\s+(?:need|have|must|got)\s+(?:to\s+)?(?:ship|launch|release|deliver|"
         r"finish|deploy|submit)\s+(?:it|this|everything|the\s+\w+)?\s*(?P<x>by\s+[^,;:!?\n]+)",
         I,
     ),
 ]
-_IDLE_CANT = re.compile(
+_IDLE_CANT = rx.compile(
     r"^(?:get\s+enough|believe|wait|remember|recall|think|imagine|tell|say|see|hear|decide|figure|find|"
     r"help|stop|stand|bear|sleep|focus|get\s+over|understand|make\s+it|come|go|be\s+bothered|"
     r"even|really|seem\s+to|quite|thank|complain|lie|deny|argue|resist|fathom|wrap|keep\s+up|"
@@ -328,7 +329,7 @@ def _limit_fact(np: str, content: str) -> Step:
     return (make_fact("constraint", F, np, content, key=key, subject=slug(np), exclusive=True), [])
 
 
-_NOT_THEIRS = re.compile(
+_NOT_THEIRS = rx.compile(
     r"\b(?:in|for)\s+(?:this|the|my|our)\s+(?:example|exercise|snippet|file|code|question|problem|"
     r"homework|assignment|test)\b|\bexample\b",
     I,
@@ -339,7 +340,7 @@ def _read_limit(clause: str) -> list[Step] | None:
     """Limits stated by their figure rather than by "can't" (not those of an example)."""
     if _NOT_THEIRS.search(clause):
         return None
-    for pattern in _LIMITED_TO:
+    for pattern in rx.able(_LIMITED_TO, clause):
         match = pattern.search(clause)
         np = match.group("np").strip() if match is not None else ""
         if match is not None and not _NP_EXCLUDED.match(np) and np.lower() not in _POINTERS:
@@ -395,7 +396,7 @@ def _read_limit(clause: str) -> list[Step] | None:
         if what:
             key = fact_key("constraint", "stuck on " + head(re.sub(r"\s+\d[\d.]*$", "", what)))
             return [(make_fact("constraint", F, what, f"stuck on {what}", key=key), [])]
-    for pattern in _NO_ACCESS:
+    for pattern in rx.able(_NO_ACCESS, clause):
         match = pattern.search(clause)
         if match is not None and own(clause, match.start()):
             what = restore(match.group("x")).strip().lower()
@@ -465,7 +466,7 @@ def read_requirement(clause: str) -> list[Step] | None:
     if match is not None and own(clause, match.start()):
         items = [o for o in objects(match.group("x")) if not _idle(o)]
         return [(make_fact("requirement", P, o, f"needs {o}"), []) for o in items] or None
-    for pattern in _DEADLINE:
+    for pattern in rx.able(_DEADLINE, clause):
         match = pattern.search(clause)
         if match is None:
             continue
@@ -537,7 +538,7 @@ _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
-_DATE = re.compile(
+_DATE = rx.compile(
     r"(?P<x>(?:"
     + _MONTHS
     + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s+"
@@ -550,7 +551,7 @@ _DATE = re.compile(
     I,
 )
 # "The audit has been brought forward to 28 April": whatever it is, a date that moved.
-_MOVED_TO_DATE = re.compile(
+_MOVED_TO_DATE = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,3}?(?:audit|review|exam|launch|release|"
     r"demo|submission|delivery|handover|hand-in|presentation|migration|cutover|go-live|project|"
     r"assignment|thesis|dissertation|paper|report|milestone|deliverable|inspection|deadline|"
@@ -559,7 +560,7 @@ _MOVED_TO_DATE = re.compile(
     r"rescheduled|shifted|bumped|slipped)\s+(?:back\s+|up\s+|out\s+)?(?:to|until|till)\s+",
     I,
 )
-_MOVED = re.compile(
+_MOVED = rx.compile(
     r"\b(?:deadline|launch|release|go-live|due\s+date|ship\s+date|cutoff|submission)\b.*\b(?:slipped|"
     r"moved|pushed|postponed|delayed|extended|changed|shifted|brought\s+forward|now)\b"
     r"|\b(?:slipped|moved|pushed|postponed|delayed|extended|changed|shifted)\b.*\b(?:deadline|launch|"

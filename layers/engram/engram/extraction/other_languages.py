@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import Step
 from .common import make_fact as _fact
 from .facts import ExtractedFact, Retraction, clean_object, object_id, slug, split_list
@@ -63,10 +64,10 @@ def _objects(raw: str) -> list[str]:
     return [p for p in (clean_object(q) for q in parts) if p]
 
 
-_ID_RULES: list[tuple[str, re.Pattern[str]]] = [
+_ID_RULES: list[tuple[str, rx.Rule]] = [
     (
         "employer",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:\w+\s+){0,2}?(?:pindah\s+kerja|bergabung|join|mulai\s+kerja)\s+"
             r"(?:ke|dengan|di)\s+(?P<x>[A-Z][^,;:!?\n]*)",
             _I,
@@ -74,7 +75,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "withdraw",
-        re.compile(
+        rx.compile(
             _KAMI
             + r"\s+(?:sudah\s+|telah\s+)?berhenti\s+(?:menggunakan|memakai|pakai|guna)\s+"
             + X,
@@ -83,16 +84,16 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "name",
-        re.compile(r"\b(?i:panggil\s+(?:saya|aku))\s+(?P<x>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"),
+        rx.compile(r"\b(?i:panggil\s+(?:saya|aku))\s+(?P<x>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"),
     ),
     (
         "instruction",
-        re.compile(r"^(?:tolong\s+)?(?P<x>(?:jangan|tidak\s+usah|usah)\s+.+)$", _I),
+        rx.compile(r"^(?:tolong\s+)?(?P<x>(?:jangan|tidak\s+usah|usah)\s+.+)$", _I),
     ),
-    ("like", re.compile(r"\b(?:saya\s+hobi|hobi\s+saya(?:\s+adalah)?|saya\s+gemar)\s+" + X, _I)),
+    ("like", rx.compile(r"\b(?:saya\s+hobi|hobi\s+saya(?:\s+adalah)?|saya\s+gemar)\s+" + X, _I)),
     (
         "dislike",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:sudah\s+)?(?:tidak|tak|kurang|nggak|gak)\s+(?:begitu|terlalu|lagi|"
             r"terlalu)?\s*(?:suka|gemar|senang)\s+(?:dengan\s+|akan\s+)?" + X,
             _I,
@@ -100,11 +101,11 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "location",
-        re.compile(_SAYA + r"\s+(?:\w+\s+){0,3}?(?:tinggal|menetap|berdomisili)\s+di\s+" + X, _I),
+        rx.compile(_SAYA + r"\s+(?:\w+\s+){0,3}?(?:tinggal|menetap|berdomisili)\s+di\s+" + X, _I),
     ),
     (
         "switch",
-        re.compile(
+        rx.compile(
             _KAMI + r"\s+(?:sudah\s+|telah\s+|baru\s+)?(?:beralih|pindah|migrasi|"
             r"berpindah)\s+dari\s+(?P<old>[^,;:!?\n]+?)\s+ke\s+(?P<new>[^,;:!?\n]+)",
             _I,
@@ -112,7 +113,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "withdraw",
-        re.compile(
+        rx.compile(
             _KAMI + r"\s+(?:sudah\s+|dah\s+)?(?:tidak|tak|nggak|gak)\s+(?:lagi\s+)?"
             r"(?:menggunakan|memakai|pakai|guna|gunakan)\s+" + X,
             _I,
@@ -120,25 +121,25 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "dislike",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:sudah\s+)?(?:tidak|tak|kurang|nggak|gak)\s+(?:lagi\s+)?"
             r"(?:suka|gemar|senang)\s+(?:dengan\s+|akan\s+)?" + X,
             _I,
         ),
     ),
-    ("dislike", re.compile(_SAYA + r"\s+(?:benci|membenci)\s+" + X, _I)),
+    ("dislike", rx.compile(_SAYA + r"\s+(?:benci|membenci)\s+" + X, _I)),
     (
         "compare",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+lebih\s+(?:suka|senang|gemar|memilih)\s+(?P<x>[^,;:!?\n]+?)"
             r"\s+(?:daripada|dibanding(?:kan)?|ketimbang)\s+(?P<y>[^,;:!?\n]+)",
             _I,
         ),
     ),
-    ("prefer", re.compile(_SAYA + r"\s+lebih\s+(?:suka|senang|gemar|memilih)\s+" + X, _I)),
+    ("prefer", rx.compile(_SAYA + r"\s+lebih\s+(?:suka|senang|gemar|memilih)\s+" + X, _I)),
     (
         "like",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:sangat\s+|amat\s+)?(?:suka|gemar|senang|menyukai|"
             r"cinta|mencintai)\s+(?:dengan\s+|akan\s+)?" + X,
             _I,
@@ -146,7 +147,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "decision",
-        re.compile(
+        rx.compile(
             _KAMI + r"\s+(?:sudah\s+|telah\s+|dah\s+)?(?:akan|mau|(?:memutuskan|putuskan|"
             r"putus)\s+(?:untuk\s+)?|sepakat\s+"
             r"(?:untuk\s+)?)\s*(?:menggunakan|memakai|pakai|guna|gunakan|memilih)\s+" + X,
@@ -155,7 +156,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "usage",
-        re.compile(
+        rx.compile(
             _KAMI + r"\s+(?:biasanya\s+|sekarang\s+|sedang\s+)?(?:menggunakan|memakai|"
             r"pakai|guna)\s+" + X,
             _I,
@@ -163,7 +164,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "pattern",
-        re.compile(
+        rx.compile(
             r"^(?P<adv>(?:setiap|tiap|saban)\s+[\w-]+(?:\s+[\w-]+)?)"
             r"\s*,?\s+" + _SAYA + r"\s+" + X,
             _I,
@@ -171,7 +172,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "pattern",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?P<adv>selalu|sentiasa|biasanya|sering|tidak\s+pernah|"
             r"jarang)\s+" + X,
             _I,
@@ -179,31 +180,31 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "name",
-        re.compile(
+        rx.compile(
             r"\b(?i:nama\s+(?:saya|aku))\s+(?:adalah\s+|ialah\s+)?(?P<x>[A-Z][\w'-]+"
             r"(?:\s+[A-Z][\w'-]+){0,2})"
         ),
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:bekerja|kerja)\s+sebagai\s+(?P<x>[^,;:!?\n]+?)"
             r"(?:\s+(?:di|pada)\s+(?P<place>[A-Z][^,;:!?\n]*))?$",
             _I,
         ),
     ),
-    ("employer", re.compile(_SAYA + r"\s+(?:bekerja|kerja)\s+(?:di|untuk|pada)\s+" + X, _I)),
+    ("employer", rx.compile(_SAYA + r"\s+(?:bekerja|kerja)\s+(?:di|untuk|pada)\s+" + X, _I)),
     (
         "location",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:\w+\s+){0,2}?(?:pindah|berpindah|pulang)\s+ke\s+"
             r"(?P<x>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})$"
         ),
     ),
-    ("name", re.compile(r"^(?i:saya|aku)\s+(?i:adalah\s+|ialah\s+)?(?P<x>[A-Z][a-z'-]+)$")),
+    ("name", rx.compile(r"^(?i:saya|aku)\s+(?i:adalah\s+|ialah\s+)?(?P<x>[A-Z][a-z'-]+)$")),
     (
         "deadline",
-        re.compile(
+        rx.compile(
             r"^(?:deadline|tenggat(?:\s+waktu)?|batas\s+waktu|tarikh\s+akhir)\s+(?:[\w-]+\s+){0,2}?"
             r"(?:tanggal\s+|pada\s+|adalah\s+|ialah\s+)?(?P<x>\d{1,2}\s+[A-Za-z]+(?:\s+\d{4})?)",
             _I,
@@ -211,18 +212,18 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "allergy",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:ada\s+)?(?:alergi|alahan)\s+(?:terhadap\s+|pada\s+|kepada\s+)?" + X, _I
         ),
     ),
     (
         "hometown",
-        re.compile(_SAYA + r"\s+(?:berasal|asal|asli)\s+(?:dari\s+)?(?P<x>[A-Z][^,;:!?\n]*)", _I),
+        rx.compile(_SAYA + r"\s+(?:berasal|asal|asli)\s+(?:dari\s+)?(?P<x>[A-Z][^,;:!?\n]*)", _I),
     ),
     # "saya desainer grafis": a role named without "seorang".
     (
         "role",
-        re.compile(
+        rx.compile(
             r"^(?:dan\s+)?"
             + _SAYA
             + r"\s+(?:adalah\s+|ialah\s+)?(?P<x>(?i:"
@@ -233,7 +234,7 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             _SAYA + r"\s+(?:adalah\s+)?seorang\s+(?P<x>[^,;:!?\n]+?)(?:\s+(?:di|pada)\s+"
             r"(?P<org>[A-Z][^,;:!?\n]*))?$",
             _I,
@@ -241,22 +242,22 @@ _ID_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "instruction",
-        re.compile(
+        rx.compile(
             r"^(?:tolong\s+|mohon\s+|harap\s+|silakan\s+)?(?P<x>(?:selalu\s+)?(?:jawab|balas|"
             r"tulis|gunakan|pakai|buat)\w*\s+.+)$",
             _I,
         ),
     ),
-    ("location", re.compile(_SAYA + r"\s+(?:tinggal|menetap|berdomisili)\s+di\s+" + X, _I)),
+    ("location", rx.compile(_SAYA + r"\s+(?:tinggal|menetap|berdomisili)\s+di\s+" + X, _I)),
     (
         "constraint",
-        re.compile(
+        rx.compile(
             _KAMI + r"\s+(?:tidak\s+boleh|tak\s+boleh|dilarang|tidak\s+bisa|"
             r"tak\s+dapat)\s+" + X,
             _I,
         ),
     ),
-    ("requirement", re.compile(_KAMI + r"\s+(?:harus|wajib|perlu|mesti)\s+" + X, _I)),
+    ("requirement", rx.compile(_KAMI + r"\s+(?:harus|wajib|perlu|mesti)\s+" + X, _I)),
 ]
 _ID_ADVERBS = {
     "selalu": "always",
@@ -269,7 +270,7 @@ _ID_ADVERBS = {
 
 
 def read_indonesian(clause: str) -> list[Step]:
-    for kind, pattern in _ID_RULES:
+    for kind, pattern in rx.able(_ID_RULES, clause):
         match = pattern.search(clause)
         if match is None:
             continue
@@ -284,30 +285,30 @@ def read_indonesian(clause: str) -> list[Step]:
 # The object before a verb: up to three words, the first not a pronoun or adverb.
 _TR_LEAD = (
     r"(?:^|(?<=\s))(?:(?:ben|biz|artık|gerçekten|çok|hep|de|da|en|daha|şu\s+an|şimdi|"
-    r"genelde|aslında|hâlâ|hala|yine)\s+)*"
+    r"genelde|aslında|hâlâ|hala|yine)\s+){0,4}"
 )
 _TR_OBJ = (
     r"(?P<x>[^\s,;:!?\n]+(?:\s+[^\s,;:!?\n]+){0,2}?)"
-    r"(?:\s+(?:çok|gerçekten|hâlâ|hala|artık|da|de|daha))*"
+    r"(?:\s+(?:çok|gerçekten|hâlâ|hala|artık|da|de|daha)){0,3}"
 )
 _TR_ROLES = (
     r"(?:mühendis|öğretmen|doktor|öğrenci|geliştirici|yazılımcı|tasarımcı|avukat|hemşire|"
     r"yönetici|programcı|mimar|analist|araştırmacı|muhasebeci|gazeteci|aşçı)"
 )
-_TR_RULES: list[tuple[str, re.Pattern[str]]] = [
+_TR_RULES: list[tuple[str, rx.Rule]] = [
     (
         "favorite",
-        re.compile(r"\b(?i:en\s+sevdiğim)\s+(?P<what>\w+)\s+(?P<x>[^,;:!?\n]+)"),
+        rx.compile(r"\b(?i:en\s+sevdiğim)\s+(?P<what>\w+)\s+(?P<x>[^,;:!?\n]+)"),
     ),
     (
         "usage",
-        re.compile(
+        rx.compile(
             r"^(?:ekibimiz|ekip|şirketimiz|biz)?\s*" + _TR_OBJ + r"\s+kullanıyor(?:lar)?\b", _I
         ),
     ),
     (
         "switch",
-        re.compile(
+        rx.compile(
             r"(?P<old>[^\s,;:!?\n]+?)\s+yerine\s+(?P<new>[^\s,;:!?\n]+?)\s+"
             r"(?:kullanıyoruz|kullanıyorum|kullanacağız|seçtik)\b",
             _I,
@@ -315,53 +316,53 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "withdraw",
-        re.compile(_TR_LEAD + _TR_OBJ + r"\s+(?:bıraktık|bıraktım|bırakıyoruz|terk\s+ettik)\b", _I),
+        rx.compile(_TR_LEAD + _TR_OBJ + r"\s+(?:bıraktık|bıraktım|bırakıyoruz|terk\s+ettik)\b", _I),
     ),
     (
         "name",
-        re.compile(
+        rx.compile(
             r"\b(?i:(?:benim\s+)?adım|ismim)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+"
             r"(?:\s+[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+){0,2})"
         ),
     ),
     (
         "hometown",
-        re.compile(r"\b(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü]+?)(?:lı|li|lu|lü)(?:yım|yim|yum|yüm)\b"),
+        rx.compile(r"\b(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü]+?)(?:lı|li|lu|lü)(?:yım|yim|yum|yüm)\b"),
     ),
     (
         "name",
-        re.compile(r"^(?i:(?:merhaba|selam),?\s+)?(?i:ben)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+)$"),
+        rx.compile(r"^(?i:(?:merhaba|selam),?\s+)?(?i:ben)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+)$"),
     ),
     (
         "diet",
-        re.compile(r"\b(?P<x>vejetaryen|vegan|vejeteryan)(?:im|ım|iz|ız)\b", _I),
+        rx.compile(r"\b(?P<x>vejetaryen|vegan|vejeteryan)(?:im|ım|iz|ız)\b", _I),
     ),
-    ("allergy", re.compile(r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+alerjim\s+var\b", _I)),
+    ("allergy", rx.compile(r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+alerjim\s+var\b", _I)),
     (
         "deadline",
-        re.compile(
+        rx.compile(
             r"(?P<x>\d{1,2}\s+[A-ZÇĞİÖŞÜa-zçğıöşü]+?)(?:'?(?:ya|ye|a|e))\s+kadar\s+"
             r"(?:bitmeli|bitmesi\s+gerekiyor|teslim|bitirmem|bitirmemiz|hazır)",
             _I,
         ),
     ),
-    ("budget", re.compile(r"\bbütçe(?:miz|m|niz)?\s+(?P<x>\d[\d.,]*\s*[\wçğıöşü]*)", _I)),
+    ("budget", rx.compile(r"\bbütçe(?:miz|m|niz)?\s+(?P<x>\d[\d.,]*\s*[\wçğıöşü]*)", _I)),
     (
         "location",
-        re.compile(
+        rx.compile(
             r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:ye|ya|e|a))\s+(?:taşındım|taşındık|yerleştim)\b"
         ),
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+(?P<role>[^,;:!?\n]+?)\s+"
             r"olarak\s+çalışıyorum\b"
         ),
     ),
     (
         "instruction",
-        re.compile(
+        rx.compile(
             r"^(?:lütfen\s+)?(?P<x>(?:bana\s+)?(?:hep\s+|her\s+zaman\s+)?.*?(?:cevap|yanıt)\s+"
             r"(?:ver|yaz))\b",
             _I,
@@ -369,7 +370,7 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "switch",
-        re.compile(
+        rx.compile(
             r"(?P<old>[^\s,;:!?\n]+)(?:'?(?:den|dan|ten|tan))\s+(?P<new>[^\s,;:!?\n]+?)"
             r"(?:'?(?:ye|ya|e|a))\s+(?:geçtik|geçtim|geçiyoruz|geçiyorum|taşındık|"
             r"taşıdık|geçeceğiz)",
@@ -378,34 +379,34 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "switch",
-        re.compile(
+        rx.compile(
             r"^(?:ben\s+|biz\s+)?(?P<old>)(?P<new>[^\s,;:!?\n]+?)(?:'?(?:ye|ya|e|a))\s+"
             r"(?:geçtik|geçtim|geçiyoruz|geçiyorum|geçeceğiz)\b",
             _I,
         ),
     ),
-    ("withdraw", re.compile(r"\bartık\s+" + _TR_OBJ + r"\s+kullanmıyor(?:um|uz)\b", _I)),
+    ("withdraw", rx.compile(r"\bartık\s+" + _TR_OBJ + r"\s+kullanmıyor(?:um|uz)\b", _I)),
     (
         "dislike",
-        re.compile(
+        rx.compile(
             _TR_LEAD + _TR_OBJ + r"\s+(?:sevmiyorum|sevmem|beğenmiyorum|"
             r"hoşlanmıyorum)\b",
             _I,
         ),
     ),
-    ("dislike", re.compile(_TR_LEAD + _TR_OBJ + r"\s+nefret\s+ediyorum\b", _I)),
+    ("dislike", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+nefret\s+ediyorum\b", _I)),
     (
         "compare",
-        re.compile(
+        rx.compile(
             _TR_LEAD + r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:yı|yi|yu|yü|ı|i|u|ü))?\s+"
             r"(?P<y>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+tercih\s+ediyorum\b",
             _I,
         ),
     ),
-    ("prefer", re.compile(_TR_LEAD + _TR_OBJ + r"\s+tercih\s+ediyorum\b", _I)),
+    ("prefer", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+tercih\s+ediyorum\b", _I)),
     (
         "like",
-        re.compile(
+        rx.compile(
             _TR_LEAD + _TR_OBJ + r"\s+(?:seviyorum|severim|beğeniyorum|"
             r"bayılıyorum)\b",
             _I,
@@ -413,17 +414,17 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "decision",
-        re.compile(
+        rx.compile(
             _TR_LEAD + _TR_OBJ + r"\s+(?:kullanacağız|kullanacağım|"
             r"seçtik|seçtim)\b",
             _I,
         ),
     ),
-    ("decision", re.compile(_TR_LEAD + _TR_OBJ + r"\s+karar\s+verdik\b", _I)),
-    ("usage", re.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanıyor(?:um|uz)\b", _I)),
+    ("decision", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+karar\s+verdik\b", _I)),
+    ("usage", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanıyor(?:um|uz)\b", _I)),
     (
         "pattern",
-        re.compile(
+        rx.compile(
             r"\b(?P<adv>her\s+zaman|asla|genellikle|hiçbir\s+zaman|sık\s+sık)\s+"
             r"(?P<x>[^,;:!?\n]+)",
             _I,
@@ -431,21 +432,21 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "name",
-        re.compile(
+        rx.compile(
             r"\b(?:benim\s+)?adım\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+"
             r"(?:\s+[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+){0,2})"
         ),
     ),
     (
         "employer",
-        re.compile(
+        rx.compile(
             _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
             r"çalışıyorum\b"
         ),
     ),
     (
         "location",
-        re.compile(
+        rx.compile(
             _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
             r"(?:yaşıyorum|oturuyorum|ikamet\s+ediyorum)\b"
         ),
@@ -453,17 +454,17 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     # "Aselsan'da donanım mühendisiyim": where, then the role as a predicate.
     (
         "employer",
-        re.compile(
+        rx.compile(
             r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+(?P<role>(?:\w+\s+)?"
             + _TR_ROLES
             + r")(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
             _I,
         ),
     ),
-    ("constraint", re.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanamayız\b", _I)),
+    ("constraint", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanamayız\b", _I)),
     (
         "instruction",
-        re.compile(
+        rx.compile(
             r"^(?:lütfen\s+)?(?P<x>(?:[\w\s]+?\s+)?(?:cevap|yanıt)\w*\s+.+?\s+"
             r"(?:tut|ver|yaz|olsun|kullan|kullanma|ekle|koy))\b",
             _I,
@@ -471,20 +472,24 @@ _TR_RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "role",
-        re.compile(
+        rx.compile(
             r"(?P<x>(?:\w+\s+)?" + _TR_ROLES + r")(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
             _I,
         ),
     ),
     (
         "pattern",
-        re.compile(
+        rx.compile(
             r"\b(?P<adv>her\s+(?:sabah|gün|akşam|gece|hafta|hafta\s+sonu|pazartesi|salı|"
             r"çarşamba|perşembe|cuma|cumartesi|pazar))\s+(?P<x>[^,;:!?\n]+)",
             _I,
         ),
     ),
-    ("requirement", re.compile(r"(?P<x>[^,;:!?\n]+?)\s+(?:gerekiyor|zorunlu|şart)\b", _I)),
+    # The object is all of its part up to the verb: anchored there, not at every word.
+    (
+        "requirement",
+        rx.compile(r"(?:^|(?<=[,;:!?\n]))(?P<x>[^,;:!?\n]+?)\s+(?:gerekiyor|zorunlu|şart)\b", _I),
+    ),
 ]
 # An instruction may contain "her zaman" (always): it is read before the habit rule.
 _TR_RULES.sort(key=lambda rule: rule[0] != "instruction")
@@ -496,7 +501,7 @@ _TR_ADVERBS = {
     "sık sık": "often",
 }
 # Case suffixes after a name's apostrophe (accusative, dative, ablative, locative).
-_TR_SUFFIX = re.compile(r"'(?:[a-zçğıöşü]{1,4})$", _I)
+_TR_SUFFIX = rx.compile(r"'(?:[a-zçğıöşü]{1,4})$", _I)
 
 
 def _tr_object(raw: str) -> str:
@@ -508,7 +513,7 @@ def read_turkish(clause: str) -> list[Step]:
     kullanıyorum"): each part is read on its own."""
     steps: list[Step] = []
     for part in re.split(r"\s*,\s*|\s+ve\s+", clause):
-        for kind, pattern in _TR_RULES:
+        for kind, pattern in rx.able(_TR_RULES, part):
             match = pattern.search(part)
             if match is None:
                 continue
@@ -520,9 +525,9 @@ def read_turkish(clause: str) -> list[Step]:
 
 
 _LOCAL_ASPECTS = [
-    ("length", re.compile(r"\b(?:kısa|uzun|pendek|singkat|panjang|ringkas|kata|kelime)\w*", _I)),
-    ("language", re.compile(r"\b(?:bahasa|dilinde|türkçe|ingilizce|inggris)\w*", _I)),
-    ("emoji", re.compile(r"emoji", _I)),
+    ("length", rx.compile(r"\b(?:kısa|uzun|pendek|singkat|panjang|ringkas|kata|kelime)\w*", _I)),
+    ("language", rx.compile(r"\b(?:bahasa|dilinde|türkçe|ingilizce|inggris)\w*", _I)),
+    ("emoji", rx.compile(r"emoji", _I)),
 ]
 
 

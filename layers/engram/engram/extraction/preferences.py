@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import ADV, XL, I, Step, activity, make_fact, objects, own
 from .facts import Retraction, clean_object, fact_key, slug
 from .lexicon import PEOPLE, TOOL_SHAPED, is_known, known_term, subject_of
@@ -19,19 +20,19 @@ __all__ = ["read_preference"]
 
 F = MemoryType.FACTUAL
 _LIKE_VERBS = r"(?:prefer|like|love|enjoy|adore|favou?r|dig|appreciate|fancy|relish)"
-_COMPARATIVE = re.compile(
+_COMPARATIVE = rx.compile(
     r"\bI\s+" + ADV + r"(?:" + _LIKE_VERBS + r"|would\s+rather|would\s+prefer|would\s+much\s+"
     r"rather)\s+(?:to\s+use\s+|using\s+|to\s+)?(?P<x>[^,;:!?\n]+?)\s+(?:over|to|more\s+than|"
     r"rather\s+than|instead\s+of|better\s+than|than)\s+(?P<y>[^,;:!?\n]+)",
     I,
 )
-_BETTER = re.compile(
+_BETTER = rx.compile(
     r"\b(?:I\s+(?:think|find|feel|believe)\s+(?:that\s+)?|for\s+me,?\s+|in\s+my\s+opinion,?\s+|"
     r"imo,?\s+)(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:much\s+|way\s+|far\s+)?(?:better|nicer|"
     r"superior)\s+than\s+(?P<y>[^,;:!?\n]+)",
     I,
 )
-_FIND = re.compile(
+_FIND = rx.compile(
     r"\bI\s+" + ADV + r"(?:find|found|think)\s+(?P<x>[^,;:!?\n]+?)\s+(?:to\s+be\s+)?(?:really\s+|"
     r"quite\s+|so\s+|super\s+|pretty\s+|incredibly\s+|very\s+|a\s+bit\s+|rather\s+)?"
     r"(?P<how>boring|tedious|annoying|overrated|dull|painful|frustrating|exhausting|stressful|"
@@ -51,7 +52,7 @@ _PERSON_KINDS = (
 _DISLIKE = [
     # "Treadmills bore me to tears", "cruises don't appeal to me", "crowded beaches are my
     # idea of hell", "Hockey, on the other hand, bores me".
-    re.compile(
+    rx.compile(
         r"^(?!(?:it|this|that|everything|nothing|he|she|they|you|my\s+(?:\w+\s+)?"
         + PEOPLE
         + r"|the\s+(?:second|first|other|new|last)\b)\b)(?P<x>[^;:!?\n]+?)\s*,?\s+"
@@ -61,7 +62,7 @@ _DISLIKE = [
         I,
     ),
     # "I don't drink alcohol", "I don't eat red meat": what the user keeps off the table.
-    re.compile(
+    rx.compile(
         r"\bI\s+(?:do\s+not|never|no\s+longer|try\s+not\s+to)\s+(?:drink|eat|touch|smoke|"
         r"consume)\s+(?!it\b|that\b|this\b|much\b|anything\b|there\b|before\b|after\b|enough\b|"
         r"during\b|at\b|in\b|on\b|late\b|past\b|until\b|until\b|when\b|while\b|too\b|so\b)"
@@ -69,64 +70,64 @@ _DISLIKE = [
         I,
     ),
     # "I'm really not a cat person".
-    re.compile(
+    rx.compile(
         r"\bI\s+am\s+(?:really\s+|just\s+|definitely\s+)?not\s+an?\s+(?P<x>"
         + _PERSON_KINDS
         + r")\s+person\b",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+" + ADV + r"(?:do\s+not|did\s+not)\s+(?:really\s+|particularly\s+|much\s+|even\s+|"
         r"actually\s+)?(?:like|enjoy|love|care\s+for|want\s+to\s+use|fancy|dig|prefer|"
         r"get\s+along\s+with)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+" + ADV + r"(?:hate|dislike|despise|loathe|detest|cannot\s+stand|cannot\s+bear|"
         r"avoid|abhor|resent)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+am\s+" + ADV + r"(?:(?:not|no\s+longer)\s+(?:really\s+|that\s+|particularly\s+|"
         r"much\s+of\s+)?(?:an?\s+(?:big\s+|huge\s+|massive\s+)?(?:fan|lover)\s+of|into|keen\s+on|"
         r"fond\s+of|crazy\s+about|big\s+on)|tired\s+of|sick\s+of|fed\s+up\s+with|done\s+with|"
         r"over|allergic\s+to\s+the\s+idea\s+of)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+(?:have\s+)?never\s+(?:really\s+)?(?:liked|enjoyed|cared\s+for|got\s+into|"
         r"been\s+(?:a\s+fan\s+of|into))\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+)?my\s+"
         r"(?:least\s+favou?rite|pet\s+peeve|worst\s+nightmare)\b",
         I,
     ),
-    re.compile(r"\bI\s+no\s+longer\s+(?:like|enjoy|love|prefer|care\s+for)\s+" + XL, I),
-    re.compile(
+    rx.compile(r"\bI\s+no\s+longer\s+(?:like|enjoy|love|prefer|care\s+for)\s+" + XL, I),
+    rx.compile(
         r"\bI\s+(?:have\s+|had\s+)?(?:gone\s+off|went\s+off|lost\s+(?:interest\s+in|my\s+taste\s+for)|"
         r"fallen\s+out\s+of\s+love\s+with|fell\s+out\s+of\s+love\s+with|grown\s+tired\s+of|"
         r"got\s+tired\s+of|soured\s+on|cooled\s+on)\s+(?:of\s+)?" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+|a\s+bit\s+)?(?:burnt\s+out|burned\s+out|"
         r"bored)\s+(?:on|of|with)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+not\s+(?:really\s+)?my\s+(?:thing|cup\s+of\s+tea|"
         r"style|jam)$",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:really\s+|just\s+|honestly\s+|simply\s+)?not\s+for\s+me"
         r"(?=\s*(?:$|,))",
         I,
     ),
     # "Jira is the worst": a named thing; "the weather is the worst" is small talk.
-    re.compile(
+    rx.compile(
         r"^(?!(?i:the|this|that|it|today|everything|traffic|life|my|our|your|his|her)\b)"
         r"(?P<worst>[A-Z][^,;:!?\n]*?)\s+"
         r"(?i:is|are)\s+(?i:really\s+|just\s+|honestly\s+|simply\s+)?(?i:the\s+worst|a\s+nightmare|"
@@ -134,31 +135,31 @@ _DISLIKE = [
     ),
 ]
 _LIKE = [
-    re.compile(r"\bI\s+(?:really\s+|just\s+)?(?:cannot|can\s+not)\s+get\s+enough\s+of\s+" + XL, I),
-    re.compile(
+    rx.compile(r"\bI\s+(?:really\s+|just\s+)?(?:cannot|can\s+not)\s+get\s+enough\s+of\s+" + XL, I),
+    rx.compile(
         r"\bI\s+(?:have\s+)?(?:grown|come|learned|learnt)\s+to\s+(?:really\s+)?(?:love|like|enjoy|appreciate)\s+"
         + XL,
         I,
     ),
     # "Watercolour painting has become my favourite way to unwind".
-    re.compile(
+    rx.compile(
         r"^(?P<x>[^,;:!?\n]+?)(?:'s|\s+has|\s+have)\s+become\s+(?:my|a)\s+(?:favou?rite|go-to|"
         r"new\s+favou?rite)\b",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+am\s+(?:really\s+|definitely\s+|totally\s+)?an?\s+(?P<x>"
         + _PERSON_KINDS
         + r")\s+person\b",
         I,
     ),
-    re.compile(r"\bI\s+(?:do\s+)?" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
-    re.compile(
+    rx.compile(r"\bI\s+(?:do\s+)?" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
+    rx.compile(
         r"\bI\s+(?:have\s+been|am)\s+" + ADV + r"(?:loving|enjoying|liking|digging|adoring|"
         r"getting\s+into|into)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+(?:am|have\s+been)\s+"
         + ADV
         + r"(?:a\s+(?:big\s+|huge\s+|massive\s+|long-time\s+)?fan\s+of|into|"
@@ -167,14 +168,14 @@ _LIKE = [
         r"a\s+(?:big\s+)?believer\s+in|hooked\s+on|addicted\s+to)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:(?:on|in|at|during|for|after|before|when)\s+[^,]{1,30},\s+)?"
         r"(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?:thing|jam|"
         r"cup\s+of\s+tea|guilty\s+pleasure|passion|happy\s+place)"
         r"(?:\s+(?:these\s+days|nowadays|now|lately))?(?=\s*(?:$|,))",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+(?:have\s+|had\s+)?(?:(?:gotten|got|been\s+getting)\s+(?:really|very|so|quite|super|"
         r"seriously|totally|properly)\s+|(?:become|grown)\s+(?:really\s+|very\s+|so\s+|quite\s+)?)"
         r"(?:into|hooked\s+on|obsessed\s+with|fond\s+of)\s+(?!fixing\b|debugging\b|this\b|that\b|it\b)"
@@ -184,38 +185,38 @@ _LIKE = [
         I,
     ),
     # "I'm a huge Studio Ghibli fan".
-    re.compile(
+    rx.compile(
         r"\bI\s+am\s+(?:an?\s+)?(?:big|huge|massive|long-time|lifelong|die-hard|diehard|total|"
         r"massive|proper)\s+(?P<x>[^,;:!?\n]+?)\s+(?:fan|nerd|geek|buff)\b",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\bI\s+am\s+(?:happiest|most\s+productive|most\s+comfortable|most\s+at\s+home|in\s+my\s+element)"
         r"\s+(?:writing|using|coding\s+in|working\s+(?:in|with)|programming\s+in)\s+" + XL,
         I,
     ),
-    re.compile(r"^nothing\s+beats\s+(?:a\s+|an\s+|the\s+|good\s+)?" + XL, I),
-    re.compile(
+    rx.compile(r"^nothing\s+beats\s+(?:a\s+|an\s+|the\s+|good\s+)?" + XL, I),
+    rx.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+the\s+only\s+[\w\s-]{1,20}?\s+I\s+(?:actually\s+|"
         r"really\s+|truly\s+|genuinely\s+)?(?:enjoy|like|love|drink|eat|read|watch|trust)\b",
         I,
     ),
 ]
 # "I play guitar, piano and drums": things played for their own sake.
-_PLAY = re.compile(
+_PLAY = rx.compile(
     r"\bI\s+(?:also\s+|still\s+)?play\s+(?!around\b|with\b|along\b|it\b|safe\b|dumb\b|on\b|"
     r"by\b|a\s+role\b|a\s+part\b|the\s+(?:role|part|victim|fool|lottery|odds|field|market|game|"
     r"long\s+game|devil)\b)(?:the\s+)?" + XL,
     I,
 )
 _FAVOURITE = [
-    re.compile(
+    rx.compile(
         r"\bmy\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|preferred|go-to)\s+(?P<what>"
         r"[a-z][\w\s-]{0,30}?)\s+(?:is|are|would\s+be|has\s+to\s+be|has\s+got\s+to\s+be|"
         r"must\s+be)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:definitely\s+|probably\s+|now\s+|hands\s+down\s+|"
         r"easily\s+|by\s+far\s+)?my\s+(?:absolute\s+)?"
         r"(?:favou?rite|preferred|go-to|number\s+one|no\.?\s*1|#1|top\s+(?:pick|choice))"
@@ -225,8 +226,8 @@ _FAVOURITE = [
 ]
 # "I would like a coffee" is a request, "I would love to help" an offer: not preferences.
 # "I'd prefer a ThinkPad" states a preference; "I would like a coffee" asks for one.
-_REQUEST_FORM = re.compile(r"\bI\s+would\s+(?:like|love|enjoy)\b", I)
-_IDLE_LIKES = re.compile(
+_REQUEST_FORM = rx.compile(r"\bI\s+would\s+(?:like|love|enjoy)\b", I)
+_IDLE_LIKES = rx.compile(
     r"^(?:to\s+(?:think|say|know|see|ask|help|hear|add|mention|point|thank|check)|the\s+idea|"
     r"the\s+sound|how\s|what\s|your\s|you\b|that\s|this\s|it\b|the\s+way\s+you|talking|"
     r"chatting|working\s+with\s+you)",
@@ -234,7 +235,7 @@ _IDLE_LIKES = re.compile(
 )
 
 
-_LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer)\b", I)
+_LAPSED = rx.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer)\b", I)
 
 
 def _about(obj: str) -> str | None:
@@ -283,7 +284,7 @@ def read_preference(clause: str) -> list[Step] | None:
             good = match.group("how").lower() in _POSITIVE_FEELINGS
             content = obj if good else f"dislikes {obj}"
             return [(make_fact("preference", F, obj, content, negative=not good), [])]
-    for pattern in _DISLIKE:
+    for pattern in rx.able(_DISLIKE, clause):
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
             continue
@@ -318,7 +319,7 @@ def read_preference(clause: str) -> list[Step] | None:
         return steps or None
     if _REQUEST_FORM.search(clause):
         return None
-    for pattern in _LIKE:
+    for pattern in rx.able(_LIKE, clause):
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
             continue
@@ -334,7 +335,7 @@ def read_preference(clause: str) -> list[Step] | None:
         found_objects = [o for o in objects(match.group("x")) if not _IDLE_LIKES.match(o)]
         if found_objects:
             return [(make_fact("preference", F, o, f"plays {o}"), []) for o in found_objects]
-    for pattern in _FAVOURITE:
+    for pattern in rx.able(_FAVOURITE, clause):
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):
             continue

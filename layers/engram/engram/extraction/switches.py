@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import WHO, XL, I, Step, activity, make_fact, objects, own
 from .facts import USAGE, Retraction, clean_object, object_id
 from .lexicon import SPOKEN_LANGUAGE, THINGS, known_term
@@ -19,7 +20,7 @@ _AUX = (
     r"\s+are\s+going\s+to|\s+am\s+going\s+to|\s+plan\s+to|\s+want\s+to|\s+need\s+to|"
     r"\s+eventually|\s+also|\s+since)*"
 )
-_SWITCH = re.compile(
+_SWITCH = rx.compile(
     WHO + _AUX + r"\s+(?P<verb>switch(?:ed|ing|es)?|mov(?:ed|ing|es|e)|migrat(?:ed|ing|es|e)|"
     r"chang(?:ed|ing|es|e)|transition(?:ed|ing|s)?|convert(?:ed|ing|s)?|port(?:ed|ing|s)?|"
     r"gone\s+over|went\s+over|go(?:ing)?\s+over|upgraded|upgrading|jumped|jumping)\s+"
@@ -29,30 +30,30 @@ _SWITCH = re.compile(
     I,
 )
 # "We moved the marketing site from Webflow to Framer": a move of software, not of home.
-_SOFTWARE = re.compile(r"\b" + THINGS + r"\b", I)
-_BACK = re.compile(
+_SOFTWARE = rx.compile(r"\b" + THINGS + r"\b", I)
+_BACK = rx.compile(
     WHO + _AUX + r"\s+(?:going|go|went|gone|switch(?:ed|ing)?|revert(?:ed|ing)?|return(?:ed|ing)?|"
     r"mov(?:ed|ing|e)|fall(?:ing)?|fell|come|coming|came|(?P<state>am|are))\s+back\s+to\s+"
     r"(?P<new>[^,;:!?\n]+)",
     I,
 )
-_AWAY = re.compile(
+_AWAY = rx.compile(
     WHO + r"(?:\s+are|\s+have|\s+am)?\s+(?:been\s+)?(?:moving|moved|migrating|migrated|getting|"
     r"got|phasing|phased|shifting|shifted|walking)\s+(?:away\s+from|rid\s+of|out|off)\s+"
     r"(?P<old>[^,;:!?\n]+?)(?:\s+(?:to|for|in\s+favou?r\s+of)\s+(?P<new>[^,;:!?\n]+))?$",
     I,
 )
-_REPLACE = re.compile(
+_REPLACE = rx.compile(
     WHO + r"(?:\s+have|\s+are|\s+will|\s+just)*\s+(?:replaced|replacing|replace|swapped|"
     r"swapping|swap|traded|exchanged)\s+(?:out\s+)?(?P<old>[^,;:!?\n]+?)\s+"
     r"(?:with|for|by)\s+(?P<new>[^,;:!?\n]+)",
     I,
 )
-_HAS_REPLACED = re.compile(
+_HAS_REPLACED = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<new>[A-Z][^,;:!?\n]*?)\s+(?:has|have)\s+(?:now\s+)?replaced\s+"
     r"(?P<old>[^,;:!?\n]+?)(?:\s+(?:as|for|in)\s+[^,;:!?\n]+)?$",
 )
-_GONE = re.compile(
+_GONE = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<x>[^,;:!?\n]+?)\s+(?:is|are|has\s+been|have\s+been|got|was|were)\s+"
     r"(?:got\s+|was\s+|were\s+)?(?:gone|out|dead|history|deprecated|retired|removed|dropped|ripped\s+out|"
     r"phased\s+out|decommissioned|killed|sunset|"
@@ -60,12 +61,12 @@ _GONE = re.compile(
     r"(?:\s+(?:from|in|of)\s+[^,;:!?\n]+)?(?=\s*(?:,|$))",
     I,
 )
-_REPLACED_BY = re.compile(
+_REPLACED_BY = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<old>[^,;:!?\n]+?)\s+(?:has\s+been|have\s+been|was|were|is|"
     r"are|got|is\s+being|are\s+being)\s+replaced\s+(?:by|with)\s+(?P<new>[^,;:!?\n]+)",
     I,
 )
-_WITHDRAW = re.compile(
+_WITHDRAW = rx.compile(
     WHO + r"(?:\s+am|\s+are|\s+do|\s+does|\s+have|\s+has|\s+had|\s+just)?\s+"
     r"(?P<neg>no\s+longer|not|stopped|quit|gave\s+up|never)\s+(?:really\s+|even\s+)?"
     r"(?:(?:deploy|run|host|put|build)\s+(?:anything|everything|stuff|things)\s+(?:to|on|in|with)|"
@@ -76,7 +77,7 @@ _WITHDRAW = re.compile(
     r"touching)\s+" + XL,
     I,
 )
-_DROPPED = re.compile(
+_DROPPED = rx.compile(
     WHO + r"(?:\s+have|\s+has|\s+just|\s+finally)*\s+(?:dropped|ditched|abandoned|quit|"
     r"gave\s+up(?:\s+on)?|"
     r"retired|deprecated|sunset|sunsetted|removed|got\s+rid\s+of|stopped\s+using|"
@@ -84,27 +85,27 @@ _DROPPED = re.compile(
     I,
 )
 # "Not Sublime anymore", "no more Windows for me".
-_NOT_ANYMORE = re.compile(
+_NOT_ANYMORE = rx.compile(
     r"^(?:not|no\s+more)\s+(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s*(?:(?:any\s*more|any\s+longer)|"
     r"for\s+(?:me|us))\b",
     I,
 )
 # "We ripped Prisma out": the particle after the tool.
-_RIPPED_OUT = re.compile(
+_RIPPED_OUT = rx.compile(
     WHO + r"(?:\s+have|\s+just|\s+finally)*\s+(?:ripped|pulled|tore|torn|yanked|phased|swapped)\s+"
     r"(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+out\b",
     I,
 )
-_WEEKDAY = re.compile(
+_WEEKDAY = rx.compile(
     r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|weekdays?)s?\b", I
 )
-_QUIT_HABIT = re.compile(
+_QUIT_HABIT = rx.compile(
     WHO + r"(?:\s+have|\s+just|\s+finally)*\s+(?:quit|gave\s+up|given\s+up)\s+"
     r"(?!using\b|with\b|on\b|my\s+job\b|the\s+job\b|work\b|school\b|trying\b|halfway\b|after\b|"
     r"before\b|early\b|there\b|that\b|this\b|it\b)(?P<x>[a-z][^,;:!?\n]*)",
     I,
 )
-_NOT_TOOLS = re.compile(
+_NOT_TOOLS = rx.compile(
     r"^(?:my|our|the)\s+(?:job|career|position|role|team|company|studies|course|degree)\b", I
 )
 
@@ -115,20 +116,20 @@ def _consumed(obj: str) -> bool:
     return (known is not None and known[0] == "drink") or not known_or_named(obj)
 
 
-_LAPSED = re.compile(r"\b(?:any\s*more|any\s+longer|these\s+days|now|since)\b", I)
-_DONE_WITH = re.compile(
+_LAPSED = rx.compile(r"\b(?:any\s*more|any\s+longer|these\s+days|now|since)\b", I)
+_DONE_WITH = rx.compile(
     r"\bI\s+am\s+(?:so\s+|totally\s+|completely\s+)?(?:done|finished|through)\s+with\s+" + XL, I
 )
-_SCRAP = re.compile(
+_SCRAP = rx.compile(
     r"^(?:please\s+)?(?:scrap|ditch|drop|forget|cancel|nix|kill|bin|skip)\s+(?:the\s+)?"
     r"(?P<x>[A-Z][^,;:!?\n]*?)(?:\s+(?:idea|plan|option))?$"
 )
-_CHANGED_MIND = re.compile(
+_CHANGED_MIND = rx.compile(
     r"\b(?:I|we)\s+(?:have\s+)?(?:changed\s+(?:my|our)\s+minds?|reconsidered|rethought|"
     r"changed\s+course)\s+(?:about|on|regarding)\s+" + XL,
     I,
 )
-_FORGET_ABOUT = re.compile(
+_FORGET_ABOUT = rx.compile(
     r"^(?:please\s+)?(?:forget|disregard|ignore)\s+(?:what\s+I\s+said\s+about|"
     r"(?:everything\s+)?(?:about|the\s+part\s+about))\s+" + XL,
     I,

@@ -199,12 +199,51 @@ _PSEUDO_CLEFT = re.compile(
 )
 
 
+# The rules read text in bounded pieces, which keeps every expression's time linear in a
+# message however it is built: no word is longer than MAX_WORD_CHARS (a longer run of
+# non-spaces, a URL, a hash, a line of base64 or of a script written without spaces, is
+# one opaque word to the rules), and no sentence longer than MAX_SENTENCE_CHARS (a longer
+# run without a sentence end is cut at spaces). Chat sentences are far shorter: the
+# longest of LoCoMo's 8,317 is 176 characters.
+MAX_WORD_CHARS = 64
+MAX_SENTENCE_CHARS = 400
+OPAQUE = "\u2026"
+_LONG_WORD = re.compile(rf"\S{{{MAX_WORD_CHARS + 1},}}")
+_LONG_RUN = re.compile(rf"[^.!?\n]{{{MAX_SENTENCE_CHARS + 1},}}")
+
+
+def _cut_run(match: re.Match[str]) -> str:
+    run, pieces = match.group(0), []
+    while len(run) > MAX_SENTENCE_CHARS:
+        # Words are at most MAX_WORD_CHARS long, so a space is never far back.
+        cut = run.rfind(" ", 0, MAX_SENTENCE_CHARS)
+        cut = cut if cut > 0 else MAX_SENTENCE_CHARS
+        pieces.append(run[:cut])
+        run = run[cut:]
+    return "\n".join([*pieces, run])
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _one_space(match: re.Match[str]) -> str:
+    return "\n" if "\n" in match.group(0) else " "
+
+
+def bounded(text: str) -> str:
+    """``text`` as the rules read it: each run of white space one space (or one line
+    break), so no two expressions' ``\\s`` quantifiers ever compete for the same run; long
+    words made opaque; long sentences cut."""
+    text = _LONG_WORD.sub(OPAQUE, _SPACES.sub(_one_space, text))
+    return _LONG_RUN.sub(_cut_run, text)
+
+
 def sentences(text: str) -> Iterator[tuple[str, bool]]:
     """(sentence, is_question) for each sentence of ``text``; markers stripped. A
     correction's marker is kept as a leading "CORRECTION " for the caller."""
-    text = _QUOTED.sub(" ", text.translate(_QUOTES))
+    text = _QUOTED.sub(" ", bounded(text).translate(_QUOTES))
     text = _SHORT_QUOTE.sub(r"\1", text)
-    for match in _SENTENCE.finditer(_protect(text)):
+    for match in _SENTENCE.finditer(_LONG_RUN.sub(_cut_run, _protect(text))):
         raw = match.group(0).strip()
         if not raw:
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..models import MemoryType
+from . import rx
 from .common import ADV, WHO, XL, I, Step, make_fact, objects, own
 from .facts import ExtractedFact, Retraction, clean_object, object_id, slug
 from .lexicon import (
@@ -63,13 +64,13 @@ _DECIDED = (
     r"am\s+determined|are\s+determined)\s+to\s+(?P<vp>[^,;:!?\n]+)"
 )
 _DECISIONS = [
-    re.compile(WHO + _WILL + r"\s+" + ADV + _DECISION_VERB + r"\s+" + XL, I),
-    re.compile(
+    rx.compile(WHO + _WILL + r"\s+" + ADV + _DECISION_VERB + r"\s+" + XL, I),
+    rx.compile(
         WHO + r"(?:\s+have|\s+has)?\s+" + ADV + r"(?:decided|chose|opted|agreed|committed|"
         r"resolved|voted|settled\s+on|plan|want)\s+to\s+" + ADV + _DECISION_VERB + r"\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         WHO
         + r"(?:\s+have|\s+has|\s+are|\s+am)?\s+"
         + ADV
@@ -78,64 +79,64 @@ _DECISIONS = [
         r"\s+(?:on|upon)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         WHO + r"(?:\s+went|\s+are\s+going|\s+will\s+go|\s+am\s+going|\s+ended\s+up\s+going)"
         r"\s+(?P<verb>with)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         WHO + r"(?:\s+have|\s+has)?\s+" + ADV + r"(?P<verb>chose|chosen|picked|selected|"
         r"opted\s+for|settled\s+on|committed\s+to)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         WHO + r"\s+ended\s+up\s+(?P<verb>using|choosing|picking|going\s+with|with)\s+" + XL, I
     ),
-    re.compile(r"\blet\s*'?\s*s\s+" + _DECISION_VERB + r"\s+" + XL, I),
-    re.compile(
+    rx.compile(r"\blet\s*'?\s*s\s+" + _DECISION_VERB + r"\s+" + XL, I),
+    rx.compile(
         WHO + r"(?:\s+are|\s+am|\s+have|\s+will)?\s+" + ADV + r"(?P<verb>(?:moving|going|pushing|"
         r"pressing)\s+(?:forward|ahead)\s+with|proceeding\s+with|adopting|rolling\s+out|"
         r"introducing|standardi[sz]ing\s+on|betting\s+on|doubling\s+down\s+on)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,4}?)(?:will|is\s+going\s+to|shall)\s+"
         r"be\s+(?P<verb>built|written|hosted|deployed|done|implemented|made|developed|run|"
         r"powered|served|stored|kept)\s+(?:in|with|on|using|by)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,4}?)(?:will\s+be|is\s+going\s+to\s+be)"
         r"\s+(?P<verb>in|on)\s+" + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\b(?:the|our|my)\s+(?:final\s+)?(?P<verb>decision|choice|pick|call)\s+is\s+"
         r"(?:to\s+(?:use\s+|go\s+with\s+)?)?" + XL,
         I,
     ),
 ]
-_DECIDED_ANY = re.compile(WHO + _DECIDED, I)
-_IT_IS = re.compile(r"^(?P<x>[A-Z][^,;:!?\n]*?)\s+it\s+is(?:\s+then)?(?:\s+for\s+[^,;:!?\n]+)?$")
-_WILL_RUN = re.compile(
+_DECIDED_ANY = rx.compile(WHO + _DECIDED, I)
+_IT_IS = rx.compile(r"^(?P<x>[A-Z][^,;:!?\n]*?)\s+it\s+is(?:\s+then)?(?:\s+for\s+[^,;:!?\n]+)?$")
+_WILL_RUN = rx.compile(
     r"^(?:the\s+|our\s+|my\s+)?(?P<what>(?:[\w-]+\s+){0,4}?)(?:will|is\s+going\s+to|shall)\s+"
     r"(?P<verb>run|live|sit|be\s+hosted|be\s+deployed|be\s+stored)\s+(?:on|in)\s+" + XL,
     I,
 )
 # "I'm going to accept the offer in Trondheim": a plan with a life verb.
-_PLAN = re.compile(
+_PLAN = rx.compile(
     WHO + r"(?:\s+am|\s+are)?(?:\s+going\s+to|\s+will|\s+plan\s+to|\s+intend\s+to|\s+want\s+to)\s+"
     r"(?P<vp>(?:accept|take|join|start|buy|learn|apply\s+for|enrol+|enroll|quit|hire|launch|"
     r"sell|adopt|rent|book|sign\s+up\s+for|retire|study|train\s+for|run|climb|visit)\b"
     r"[^,;:!?\n]+)",
     I,
 )
-_INSTEAD = re.compile(
+_INSTEAD = rx.compile(
     r"(?:\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|in\s+favou?r\s+of|over)|,\s+not)\s+"
     r"(?P<old>[^,;:!?\n]+?)(?=\s*(?:,|$))",
     I,
 )
-_IDLE_DECISIONS = re.compile(
+_IDLE_DECISIONS = rx.compile(
     r"^(?:(?:to\s+)?(?:think|sleep|see|wait|try|check|go|leave|rest|relax|call|ask|look|head|"
     r"get\s+back|circle\s+back|let\s+you\s+know|take\s+a\s+(?:break|nap|look|walk))\b"
     r"(?:\s+(?:home|out|away|now|back|ahead|to\s+bed|to\s+sleep|about\s+it|it\s+over|"
@@ -159,7 +160,7 @@ _USE_VERBS = (
     r"development|coding|programming|dev)\s+(?:in|with|on))"
 )
 _USAGE = [
-    re.compile(
+    rx.compile(
         WHO
         + r"(?:\s+am|\s+are|\s+have|\s+has)?\s+"
         + ADV
@@ -169,13 +170,13 @@ _USAGE = [
         + XL,
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\b(?:our|my|the)\s+(?:current\s+)?(?:tech(?:nology)?\s+)?stack\s+(?:is|includes|"
         r"consists\s+of|uses|is\s+built\s+on|is\s+made\s+of|is\s+basically)\s+" + XL,
         I,
     ),
 ]
-_OUR_THING = re.compile(
+_OUR_THING = rx.compile(
     r"^(?:(?:our|my|the)\s+)?(?P<what>(?:[\w-]+\s+)?"
     + THINGS
     + r")\s+(?P<verb>(?:is|are)\s+(?:written|built|hosted|"
@@ -184,20 +185,20 @@ _OUR_THING = re.compile(
     r"(?:all\s+|entirely\s+|mostly\s+|basically\s+)?" + XL,
     I,
 )
-_EVERYTHING = re.compile(
+_EVERYTHING = rx.compile(
     r"^(?:everything|it|all\s+(?:of\s+)?(?:it|our\s+" + THINGS + r"|my\s+" + THINGS + r")|"
     r"(?:our|my)\s+" + THINGS + r")\s+"
     r"(?:lives|is|are|runs|sits|is\s+hosted|is\s+stored)\s+(?:all\s+)?(?:on|in)\s+" + XL,
     I,
 )
-_ALL_X = re.compile(r"^it\s+is\s+(?:all|only|just)\s+" + XL + r"(?:\s+for\s+(?:me|us))?$", I)
-_DRIVER = re.compile(
+_ALL_X = rx.compile(r"^it\s+is\s+(?:all|only|just)\s+" + XL + r"(?:\s+for\s+(?:me|us))?$", I)
+_DRIVER = rx.compile(
     r"\bmy\s+(?:daily\s+driver|weapon\s+of\s+choice|go-to\s+(?:tool|setup|stack)|main\s+(?:machine|"
     r"setup|rig)|setup|rig)\s+(?:is|=)\s+" + XL,
     I,
 )
 # "Our marketing site and customer portal both run on Gatsby".
-THINGS_RUN = re.compile(
+THINGS_RUN = rx.compile(
     r"^(?:our|my|the)\s+(?=[^,;:!?\n]*?\b" + THINGS + r"\b)[^,;:!?\n]{1,60}?\s+(?:both\s+|all\s+)?"
     r"(?:run|runs|are\s+built|is\s+built|are\s+hosted|is\s+hosted|live|lives|sit|sits|builds|"
     r"build|deploys|deploy|ships|ship)\s+"
@@ -205,63 +206,63 @@ THINGS_RUN = re.compile(
     I,
 )
 # "Zed is my editor now", "Postgres is our main database".
-_IS_MY = re.compile(
+_IS_MY = rx.compile(
     r"^(?P<x>[^,;:!?\n]+?)\s+(?:is|are)\s+(?:now\s+|still\s+)?(?:my|our)\s+(?:main\s+|primary\s+|"
     r"new\s+|current\s+|daily\s+|default\s+|only\s+)?" + THINGS + r"\b",
     I,
 )
 # "Capistrano handles all our deploys", "Plausible powers our analytics".
-_TOOL_DOES = re.compile(
+_TOOL_DOES = rx.compile(
     r"^(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*){0,2})\s+(?:handles|powers|runs|does|serves|"
     r"manages|drives|hosts|stores|builds|deploys|sends|processes|tracks|takes\s+care\s+of)\s+"
     r"(?:all\s+(?:of\s+)?)?(?:our|my)\s+(?:[\w-]+\s+){0,2}?" + THINGS + r"\b"
 )
 # "pnpm is what I use for every JS project", "We're a Postgres shop".
-_WHAT_I_USE = re.compile(
+_WHAT_I_USE = rx.compile(
     r"^(?P<x>[^,;:!?\n]{1,40}?)\s+(?:is|are)\s+(?:what|all)\s+(?:I|we)\s+(?:use|run|rely\s+on|work\s+with|"
     r"code\s+in|write)\b",
     I,
 )
-_A_SHOP = re.compile(
+_A_SHOP = rx.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:an?\s+)?(?:(?:all-in|die-hard|full-on)\s+)?(?P<x>[^\s,;:!?]+(?:\s+[A-Z][\w.+-]*)?)\s+"
     r"(?:shop|house)\b",
     I,
 )
 # "The docs are moving to Docusaurus": a tool chosen for a thing of theirs.
-_THING_MOVING = re.compile(
+_THING_MOVING = rx.compile(
     r"^(?:the|our|my)\s+(?P<what>(?:[\w-]+\s+)?" + THINGS + r")\s+(?:is|are)\s+(?:moving|migrating|"
     r"switching|going|being\s+moved|being\s+migrated)\s+(?:over\s+)?to\s+" + XL,
     I,
 )
 # Teams spelt like tools ("DevOps handles our deploys").
 _TEAM_NAMES = frozenset("DevOps SecOps FinOps MLOps DevRel".split())
-_RUN_X = re.compile(
+_RUN_X = rx.compile(
     r"\bI\s+(?:always\s+|usually\s+|now\s+|mostly\s+|mainly\s+)?(?:run|am\s+running|daily-drive|use|"
     r"reach\s+for|type\s+on|code\s+on|play\s+on|game\s+on|edit\s+on|write\s+on)\s+" + XL,
     I,
 )
 # "Obsidian is where I keep everything".
-_WHERE_I = re.compile(
+_WHERE_I = rx.compile(
     r"^(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+is\s+where\s+(?:I|we)\s+(?:keep|store|write|track|"
     r"draft|organi[sz]e)\s+(?:all\s+(?:of\s+)?|most\s+of\s+)?(?:everything|(?:my|our)\s+\w+|notes|tasks|"
     r"docs|code|ideas|todos)\b"
 )
 # "The docs are going to be hosted on GitHub Pages".
-_THING_WILL_BE = re.compile(
+_THING_WILL_BE = rx.compile(
     r"^(?:the|our|my)\s+(?P<what>(?:[\w-]+\s+)?" + THINGS + r")\s+(?:is|are)\s+(?:going\s+to|"
     r"gonna|about\s+to|set\s+to)\s+be\s+(?:hosted|built|deployed|written|run|served|stored|"
     r"rewritten|migrated|moved)\s+(?:on|with|in|by|to)\s+" + XL,
     I,
 )
-_ON_X = re.compile(
+_ON_X = rx.compile(
     r"\b(?:I|we)\s+(?:am|are)\s+(?:currently\s+|still\s+|now\s+|all\s+)?on\s+" + XL, I
 )
-_HEAVY_USER = re.compile(
+_HEAVY_USER = rx.compile(
     r"\bI\s+am\s+(?:an?\s+)?(?:heavy|big|long-?time|daily|happy|avid|huge|power|loyal)?\s*"
     r"(?P<x>[^,;:!?\n]+?)\s+user\b",
     I,
 )
-_PASSIVE = re.compile(
+_PASSIVE = rx.compile(
     r"^(?:(?:since|for|over|in)\s+[^,]{1,25}?,?\s+)?"
     r"(?:(?:all|both)\s+(?:of\s+)?(?:our\s+|my\s+|the\s+)?|(?:our|my|the)\s+)(?P<what>[\w\s/-]{1,40}?)\s+(?:is|are|was|were|"
     r"has\s+been|have\s+been|gets|get)\s+(?:\w+\s+)?(?:built|powered|written|hosted|run|managed|"
@@ -271,20 +272,20 @@ _PASSIVE = re.compile(
     r"(?:with|by|on|in|through|using|via)\s+" + XL,
     I,
 )
-_THROUGH = re.compile(
+_THROUGH = rx.compile(
     r"^(?:all|everything)?\s*(?:of\s+)?(?:our|my|the)\s+(?:[\w/-]+\s+){0,3}?"
     + THINGS
     + r"\s+(?:goes|go|runs|run|flows|flow|lives|live|sits|sit|happens|happen)\s+"
     r"(?:through|on|in|via|to)\s+" + XL,
     I,
 )
-_SETUP = re.compile(
+_SETUP = rx.compile(
     r"^(?:our|my|the)\s+(?:[\w-]+\s+){0,3}?(?:stack|setup|toolchain|tooling|tools|toolbox|toolkit|"
     r"infra|infrastructure|pipeline)\s+(?:is|are|includes|consists\s+of|=)\s+(?:all\s+|"
     r"basically\s+|mostly\s+)?" + XL,
     I,
 )
-_LANGUAGES = re.compile(
+_LANGUAGES = rx.compile(
     WHO + r"\s+" + ADV + r"(?:write|code\s+in|program\s+in|speak|know)\s+" + XL, I
 )
 # "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
@@ -300,7 +301,7 @@ _TASK_VERBS = (
     r"redo|redid|redone|rebuild|rebuilt|reimplement)"
 )
 # "We charge cards with Stripe", "I track tasks in Linear": a named tool for a task.
-_FOR_TASK = re.compile(
+_FOR_TASK = rx.compile(
     r"(?i:(?:"
     + WHO
     + r"|\blet(?:'s|\s+us))(?:\s+(?:are|am|have\s+been|has\s+been|been|have|has|had|will|also|"
@@ -344,7 +345,7 @@ _NAMED_THING = (
     r"channel|newsletter|library|package|shop|business|cat|dog|puppy|kitten|baby|boat|server)"
 )
 _NAMING = [
-    re.compile(
+    rx.compile(
         r"\b(?:(?:I|we)\s+(?:will|shall|are\s+going\s+to|am\s+going\s+to|want\s+to|decided\s+to|"
         r"plan\s+to|have\s+decided\s+to)\s+|let(?:'s|\s+us)\s+|(?:plan|idea)\s+is\s+to\s+|"
         r"going\s+to\s+)(?:call|name)\s+(?:the|our|my)\s+(?:new\s+)?"
@@ -352,7 +353,7 @@ _NAMING = [
         + r"\s+(?P<x>[A-Z][\w-]*(?:\s+(?!and\b)[A-Z][\w-]*){0,2})",
         I,
     ),
-    re.compile(
+    rx.compile(
         r"\b(?:the|our|my)\s+(?:new\s+)?"
         + _NAMED_THING
         + r"\s+(?:will\s+be|is\s+going\s+to\s+be|is\s+now|is\s+getting)\s+"
@@ -363,7 +364,7 @@ _NAMING = [
 
 
 def _naming(clause: str) -> list[Step] | None:
-    for pattern in _NAMING:
+    for pattern in rx.able(_NAMING, clause):
         match = pattern.search(clause)
         if match is not None and own(clause, match.start()):
             thing, name = match.group("thing").lower(), restore(match.group("x"))
@@ -386,7 +387,7 @@ def read_decision(clause: str) -> list[Step] | None:
         return named
     body, replaced = _with_instead(clause)
     olds = objects(replaced)
-    for pattern in _DECISIONS:
+    for pattern in rx.able(_DECISIONS, body):
         match = pattern.search(body)
         if match is None or not own(body, match.start()):
             continue
@@ -492,7 +493,7 @@ def read_decision(clause: str) -> list[Step] | None:
     return None
 
 
-_CALENDAR = re.compile(
+_CALENDAR = rx.compile(
     r"^(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekends?|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|"
     r"christmas|easter)\b",
@@ -514,7 +515,7 @@ def _named(obj: str) -> bool:
 
 
 # An obligation ("the binary must run on Windows") is read by the obligation rules.
-_MODAL = re.compile(
+_MODAL = rx.compile(
     r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|cannot|can\s+not|may\s+not|shall|"
     r"is\s+not\s+allowed|are\s+not\s+allowed)\b",
     I,
@@ -522,16 +523,16 @@ _MODAL = re.compile(
 
 
 # "I use for every JS project": the object is missing, not "for every JS project".
-_LEAD_PREP = re.compile(r"^(?:for|to|with|in|on|at|by|from|about)\b", I)
-_LETS = re.compile(r"^(?:then\s+|so\s+|ok(?:ay)?\s+|right\s+)?let(?:'s|\s+us)\b", I)
+_LEAD_PREP = rx.compile(r"^(?:for|to|with|in|on|at|by|from|about)\b", I)
+_LETS = rx.compile(r"^(?:then\s+|so\s+|ok(?:ay)?\s+|right\s+)?let(?:'s|\s+us)\b", I)
 # "Our tool runs on Rails, with Sidekiq for background jobs": a second tool, for a task.
-_WITH_FOR = re.compile(
+_WITH_FOR = rx.compile(
     r",\s+(?:with|plus|and)\s+(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:for|handling|doing)\s+"
 )
 
 
 # "We track bugs in Jira and chat in Slack": a second tool for a second task.
-_AND_TASK = re.compile(
+_AND_TASK = rx.compile(
     r"\s+and\s+(?:also\s+)?" + _TASK_VERBS + r"(?:s|es|ed|d|ing)?\s+(?:[\w'-]+\s+){0,3}?"
     r"(?:in|on|with|via|using|through)\s+(?P<x>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)"
 )

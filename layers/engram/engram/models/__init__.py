@@ -15,7 +15,15 @@ from .common import (
     Strategy,
     StrategyName,
 )
-from .jobs import EmbeddingJob, ExtractionJob, ExtractionOutcome, Job, JobTurn
+from .jobs import (
+    MAX_CONTEXT_CHARS,
+    MAX_CONTEXT_TURNS,
+    EmbeddingJob,
+    ExtractionJob,
+    ExtractionOutcome,
+    Job,
+    JobTurn,
+)
 from .keys import ApiKey, ApiKeyCreate, ApiKeyCreated
 from .maintenance import (
     CleanupResult,
@@ -74,6 +82,8 @@ __all__ = [
     "GLOBAL_OWNER",
     "INJECTION_MODES",
     "MAX_CONTENT_CHARS",
+    "MAX_CONTEXT_CHARS",
+    "MAX_CONTEXT_TURNS",
     "MAX_METADATA_BYTES",
     "MAX_TOKENS_LIMIT",
     "MAX_TOP_K",

@@ -8,7 +8,19 @@ from pydantic import ConfigDict, Field
 
 from .common import ApiKeyId, ApiModel, SessionId, UtcDatetime
 
-__all__ = ["EmbeddingJob", "ExtractionJob", "ExtractionOutcome", "Job", "JobTurn"]
+__all__ = [
+    "MAX_CONTEXT_CHARS",
+    "MAX_CONTEXT_TURNS",
+    "EmbeddingJob",
+    "ExtractionJob",
+    "ExtractionOutcome",
+    "Job",
+    "JobTurn",
+]
+
+# How much of the conversation before an exchange its job carries (``context``).
+MAX_CONTEXT_TURNS = 6
+MAX_CONTEXT_CHARS = 2000
 
 JobId = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -38,6 +50,11 @@ class ExtractionJob(ApiModel):
     api_key_id: ApiKeyId
     session_id: SessionId | None = None
     turns: Annotated[list[JobTurn], Field(max_length=8)] = Field(default_factory=list)
+    # The messages before the exchange (the newest few, each clipped): read by an extractor
+    # that resolves "this is Max", "there" or "it" from them, never learnt from.
+    context: Annotated[list[JobTurn], Field(max_length=MAX_CONTEXT_TURNS)] = Field(
+        default_factory=list
+    )
     # Jobs queued before turns existed carry the exchange as one text (read as before).
     text: Annotated[str, Field(max_length=200_000)] | None = None
     request_id: JobId = Field(description="Idempotency key: the chat request it came from")

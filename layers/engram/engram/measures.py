@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .facts import STEMMER
-from .text import restore
+import snowballstemmer
 
 __all__ = ["Measure", "measure", "same_limit"]
+
+_STEMMER = snowballstemmer.stemmer("english")
 
 _NUMBER = r"\d+(?:[.,]\d+)*"
 _UNITS: dict[str, str] = {
@@ -56,7 +57,7 @@ class Measure:
 
 def measure(content: str) -> Measure | None:
     """The first quantity of ``content`` (its kind and figure) and what it is about."""
-    text = restore(content).lower()
+    text = content.lower()
     for match in _QUANTITY.finditer(text):
         if match.group("cur"):
             kind = "money"
@@ -90,4 +91,4 @@ def _topic(text: str) -> frozenset[str]:
 
 
 def _stem(word: str) -> str:
-    return str(STEMMER.stemWord(word))
+    return str(_STEMMER.stemWord(word))

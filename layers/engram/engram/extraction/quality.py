@@ -1,0 +1,164 @@
+"""What no English rule may store, whichever family read it.
+
+A memory is kept when it is true of the user, about the user, and worth keeping. The
+families read statements; this is the last look before a fact is stored, and it turns
+away the classes of noise real conversations are full of (measured on LoCoMo, judged by
+the rubric in docs/extraction.md):
+
+- idioms read literally ("I'm over the moon" is no dislike of the moon);
+- reactions to what the other person showed ("love the necklace!", "the yellow leaves"):
+  a liking of *the*/*this*/*your* thing, unless the thing is a kind of place or pastime
+  ("I love the outdoors");
+- objects that only point elsewhere ("holding them", "the energy there"), or that are
+  about the other person ("having you in my corner");
+- fragments: content that starts or ends mid-phrase ("is awesome", "a place with");
+- small talk said as a resolve ("I won't give up", "I'll try my best", "make it work");
+- "must" of inference ("that must have been fun", "your pups must have a lot of fun"),
+  which states a guess, not a requirement;
+- a standing instruction whose words are no directive to the assistant.
+
+Every list is data (``data/en.json``, ``quality``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+
+from ..models.facts import ExtractedFact
+from .tables import tables
+
+__all__ = ["acceptable", "tidy"]
+
+_WORDS = re.compile(r"\w[\w'\u2019-]*")
+# Facts of these categories say who the user is or how to answer: their words differ.
+_EXEMPT = frozenset({"identity", "instruction"})
+_LEADS = ("cannot ", "can not ", "never ", "always ", "must ", "plans to ", "dislikes ")
+
+
+@dataclass(frozen=True)
+class _Lists:
+    idioms: tuple[tuple[str, frozenset[str]], ...]
+    reactions: frozenset[str]
+    generic: frozenset[str]
+    pronouns: frozenset[str]
+    determiners: frozenset[str]
+    vague: tuple[str, ...]
+    pointing: frozenset[str]
+    other_party: frozenset[str]
+    fragment_starts: frozenset[str]
+    short_fragment_starts: frozenset[str]
+    fragment_ends: frozenset[str]
+    small_talk: tuple[str, ...]
+    small_talk_categories: frozenset[str]
+    epistemic: tuple[str, ...]
+    assistant_verbs: frozenset[str]
+    requirement_words: frozenset[str]
+    function_words: frozenset[str]
+
+
+@cache
+def _lists() -> _Lists:
+    t = tables("en")
+    q = t.raw["quality"]
+    return _Lists(
+        idioms=tuple((i, frozenset(i.split())) for i in q["idioms"]),
+        reactions=frozenset(q["definite_reactions"]),
+        generic=frozenset(q["generic_after_the"]),
+        pronouns=frozenset(q["pronoun_objects"]),
+        determiners=frozenset(q["determiners"]),
+        vague=tuple(q["vague_objects"]),
+        pointing=frozenset(q["pointing_categories"]),
+        other_party=frozenset(q["other_party"]),
+        fragment_starts=frozenset(q["fragment_starts"]),
+        short_fragment_starts=frozenset(q["short_fragment_starts"]),
+        fragment_ends=frozenset(q["fragment_ends"]),
+        small_talk=tuple(q["small_talk"]),
+        small_talk_categories=frozenset(q["small_talk_categories"]),
+        epistemic=tuple(q["epistemic"]),
+        assistant_verbs=frozenset(q["assistant_verbs"]),
+        requirement_words=frozenset(q["requirement_words"]),
+        function_words=t.function_words,
+    )
+
+
+_ASIDE = re.compile(r",\s+(?:they|it|he|she|that|which|this)\s.*$", re.IGNORECASE)
+
+
+def tidy(fact: ExtractedFact) -> ExtractedFact:
+    """``fact`` without what a cut left behind: a redacted secret's clause ("works at X and
+    the password is [REDACTED]"), an aside after a comma (", they've overtaken Coldplay")
+    and words dangling at the end ("watercolor painting now and")."""
+    content = fact.content
+    secret = content.find("[REDACTED]")
+    if secret > 0:
+        cut = max(content.rfind(" and ", 0, secret), content.rfind(", ", 0, secret))
+        content = content[:cut] if cut > 0 else content
+    if fact.category not in _EXEMPT:
+        content = _ASIDE.sub("", content)
+    ends = _lists().fragment_ends
+    words = content.split(" ")
+    if fact.category not in _EXEMPT:
+        while len(words) > 1 and words[-1].lower() in ends:
+            words.pop()
+    content = " ".join(words)
+    return fact if content == fact.content else replace(fact, content=content)
+
+
+def acceptable(fact: ExtractedFact, clause: str) -> bool:
+    """Whether ``fact``, read from ``clause``, is worth storing."""
+    lists = _lists()
+    said = clause.lower()
+    content = fact.content.lower()
+    words = _WORDS.findall(content)
+    if not words:
+        return False
+    if "[redacted]" in content:
+        return False  # a fact about a secret is not worth keeping once the secret is gone
+    if fact.category == "instruction":
+        return _directive(words, lists)
+    if fact.category in _EXEMPT:
+        return True
+    meaningful = [w for w in words if w not in lists.function_words]
+    for idiom, idiom_words in lists.idioms:
+        if idiom in said and set(meaningful) - {"likes", "dislikes"} <= idiom_words:
+            return False
+    if fact.category == "preference" and not fact.negative:
+        head = next((w for w in words if w not in lists.reactions), "")
+        if words[0] in lists.reactions and head not in lists.generic:
+            return False
+    if any(w in lists.other_party for w in words):
+        return False  # "having you in my corner": about the other person
+    if fact.category in lists.pointing and any(
+        w in lists.pronouns
+        and not (w in lists.determiners and k + 1 < len(words) and words[k + 1] in meaningful)
+        for k, w in enumerate(words)
+    ):
+        # "holding them", "the energy there" (but "this side project" names its thing; a
+        # decision's or a requirement's "it" is the project: "ship it on Vercel")
+        return False
+    if words[0] in lists.fragment_starts or words[-1] in lists.fragment_ends:
+        return False
+    if words[0] in lists.short_fragment_starts and len(words) <= 3:
+        return False  # "in sports", but "on weekdays only 30 minutes for a workout" is whole
+    if not meaningful:
+        return False
+    core = content
+    for lead in _LEADS:
+        core = core.removeprefix(lead)
+    if fact.category in lists.small_talk_categories and any(
+        core == s or core.startswith(s + " ") for s in lists.small_talk
+    ):
+        return False
+    rest = core.split(" ", 1)[-1]  # what follows the verb, and after its preposition
+    after = re.sub(r"^(?:into|in|on|at|to|for|with|about|up|out)\s+", "", rest)
+    if any(o == v or o.startswith(v + " ") for v in lists.vague for o in (rest, after)):
+        return False  # "got into trouble", "have a meeting": nothing to keep
+    return not (fact.category == "requirement" and any(e in said for e in lists.epistemic))
+
+
+def _directive(words: list[str], lists: _Lists) -> bool:
+    """An instruction names something the assistant does ("answer", "use", "explain",
+    "apologize"...) among its first words; "that is why I love" names nothing of it."""
+    return any(word in lists.assistant_verbs for word in words[:8])
