@@ -167,16 +167,91 @@ def read_life(clause: str) -> list[Step] | None:
             )
         ):
             continue
-        if start and not own(clause, word.start):
+        if start and not (own(clause, word.start) and _opens(words, start, t)):
             continue
         parsed = _parse(clause, words, start, t)
-        if parsed is not None:
+        while parsed is not None:
             step, done = parsed
             steps.append(step)
+            # "We hiked, swam and made great memories": more verbs of the same subject.
+            parsed = _coordinated(clause, words, done, step, t)
+    if not steps:
+        steps += _effect(clause, words, t)
     return steps or None
 
 
-def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step, int] | None:
+def _effect(clause: str, words: list[_Word], t: Tables) -> list[Step]:
+    """What something is to the user: "Painting's a fun way to express my feelings",
+    "my family is everything to me", "yoga helps me sleep". The thing is what comes
+    before the words that say what it does for them, and must be named (not "it",
+    "that", "you"), at most a few words."""
+    markers = t.effect_markers
+    low = [w.low for w in words]
+    for k in range(1, len(words)):
+        split = low[k - 1].endswith("'s") or low[k - 1].endswith("\u2019s")
+        for marker in markers:
+            said = marker[1:] if split and marker[0] == "is" else marker
+            if tuple(low[k : k + len(said)]) != said:
+                continue
+            first = 0
+            subject = low[first:k]
+            if split:
+                subject = [*subject[:-1], subject[-1][:-2]]
+            if not 1 <= len(subject) <= t.effect_subject_limit or any(
+                w in t.pronouns or w in t.other_party or w in ("what", "how", "which", "who")
+                for w in subject
+            ):
+                return []
+            if all(w in t.function_words for w in subject):
+                return []
+            end = k + len(said)
+            while end < len(words) and end < k + len(said) + 10:
+                if words[end].low in (",", ";", ":") or _phrase_at(words, end, t.cuts):
+                    break
+                end += 1
+            content = restore(clause[words[0].start : words[end - 1].end]).strip(" ,.-")
+            fact = make_fact(
+                "preference", MemoryType.FACTUAL, content, content, about=slug(content)
+            )
+            return [(fact, [])]
+    return []
+
+
+def _coordinated(
+    clause: str, words: list[_Word], end: int, previous: Step, t: Tables
+) -> tuple[Step, int] | None:
+    """The next verb phrase of a subject after one ends at ``end`` (", and went...")."""
+    k = end
+    while k < len(words) and words[k].low in (",", "and", "then", "also"):
+        k += 1
+    fact = previous[0]
+    if k == end or k >= len(words) or fact is None or fact.category in ("plan", "goal"):
+        return None
+    low = words[k].low
+    past = fact.type is MemoryType.EPISODIC and _is_past(low, t)
+    ongoing = fact.category == "activity" and low.endswith("ing")
+    if not (past or ongoing):
+        return None
+    return _parse(clause, words, k, t, subject_given=True)
+
+
+# What may stand right before a subject that starts a statement of its own ("..., I",
+# "and we", "guess what, I", "to tell you I"); after a noun it starts a relative clause
+# ("the support I got was helpful"), whose object is the noun before it.
+_BEFORE_SUBJECT = frozenset(", ; and but so then you because since now also plus".split())
+
+
+def _opens(words: list[_Word], start: int, t: Tables) -> bool:
+    """Whether a subject at word ``start`` begins a statement (not a relative clause)."""
+    if words[start - 1].low in _BEFORE_SUBJECT:
+        return True
+    # "Last weekend I did something new": a time expression right before the subject.
+    return any(_time_at(words, at, t)[0] == start - at for at in range(max(0, start - 4), start))
+
+
+def _parse(
+    clause: str, words: list[_Word], start: int, t: Tables, *, subject_given: bool = False
+) -> tuple[Step, int] | None:
     """The fact stated from word ``start`` on, and the word it ends at."""
     n = len(words)
     i = start
@@ -214,22 +289,28 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
             i += 1
             if i - start > 6:
                 return None
-    elif i == 0 and (first == "been" or (_is_past(first, t) and words[i].text[:1].isupper())):
-        # Chat drops the subject: "Lost my job yesterday", "Been doing some promotion".
-        if first == "been":
-            i += 1
-            if i >= n or not words[i].low.endswith("ing"):
-                return None
+    elif subject_given or (
+        i == 0 and (first == "been" or (_is_past(first, t) and words[i].text[:1].isupper()))
+    ):
+        pass  # chat drops the subject: "Lost my job yesterday", "Been doing some promotion"
     else:
         return None
     # -- adverbs, then the aspect ----------------------------------------------------------
-    aspect = (
-        "ongoing"
-        if i > 0 and words[i - 1].low == "been" and start == 0 and first == "been"
-        else "state"
-    )
+    aspect = "state"
     lead = ""
     goal = False
+    phrase_verb = False  # the verb is a phrase's last word ("working on", "been to")
+    framed: str | None = None  # the category a copula frame names ("interested in")
+    if i == start and first == "been":
+        after = i + 1
+        while after < n and _phrase_at(words, after, t.adverbs):
+            after += 1
+        if after < n and words[after].low == "to":
+            aspect, lead, phrase_verb = "past", "has been", True  # "Been only to Rome once"
+        elif after < n and words[after].low.endswith("ing"):
+            aspect, i = "ongoing", after  # "Been doing some promotion for my business"
+        else:
+            return None
 
     def skip_adverbs(at: int) -> int:
         nonlocal when, timed
@@ -266,8 +347,9 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
             after = skip_adverbs(nxt + 1)
             if after < n and words[after].low.endswith("ing"):
                 aspect, i = "ongoing", after  # "I've been taking a poetry class"
-            elif after < n and words[after].low in ("to", "in", "at", "on"):
-                aspect, i, lead = "past", after, "has been"  # "I've been to Rome"
+            elif after < n and words[after].low == "to":
+                aspect, i, lead = "past", nxt, "has been"  # "I've been to Rome"
+                phrase_verb = True
             else:
                 return None
         elif low in t.perfect and _is_past(following, t):
@@ -275,6 +357,12 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
         elif low in t.perfect:
             if low == "had":
                 aspect = "past"
+        elif frame := _phrase_at(words, nxt, t.copula_frame_list):
+            # "I'm interested in pottery", "I'm part of a choir", "I'm allergic to nuts"
+            phrase = tuple(w.low for w in words[nxt : nxt + frame])
+            framed = t.copula_frames[phrase]
+            lead = " ".join(w.text for w in words[nxt : nxt + frame])
+            aspect, i, phrase_verb = "state", nxt + frame - 1, True
         elif _phrase_at(words, nxt, t.future_phrases) or _phrase_at(words, nxt, t.past_phrase_list):
             i = nxt  # "I'm going to...", "I was able to...": read below
         elif following.endswith("ing"):
@@ -293,6 +381,7 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
         aspect, lead = "plan", marker
         if phrase in t.np_complement:
             i += step - 1  # "working on my business": the phrase is the verb
+            phrase_verb = True
         else:
             i = skip_adverbs(i + step)
             if i < n and marker == "wants to" and words[i].low in t.goal_verbs:
@@ -309,10 +398,9 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
         return None
     # -- the verb ---------------------------------------------------------------------------
     verb = words[i]
-    phrase_verb = lead and (tuple(lead.split()[-2:]) in t.np_complement or lead.endswith(" on"))
     if verb.low in _NEGATION or verb.low in _HYPOTHETICAL:
         return None
-    if aspect == "state":
+    if aspect == "state" and framed is None:
         if _is_past(verb.low, t):
             aspect = "past"
         elif verb.low.endswith("ing") or not (
@@ -335,6 +423,14 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
             break
         if _phrase_at(words, end, t.cuts):
             break
+        if (
+            words[end].low == "and"
+            and end + 1 < n
+            and aspect == "past"
+            and _is_past(words[end + 1].low, t)
+            and words[end + 1].low not in t.participles
+        ):
+            break  # "went to the park and played soccer": two things done
         took, spec = _time_at(words, end, t)
         if took:
             if spec and not timed:
@@ -366,7 +462,7 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
     ):
         return None
     # -- what kind of fact ----------------------------------------------------------------------
-    category = _category(verb.low, lows, relation, aspect, goal, t)
+    category = framed or _category(verb.low, lows, relation, aspect, goal, t)
     if category not in ("learning", "work") and terms_in(
         restore(clause[verb.start : words[end - 1].end])
     ):
@@ -404,8 +500,10 @@ def _parse(clause: str, words: list[_Word], start: int, t: Tables) -> tuple[Step
         said = f"{relation} {said}"
     content = restore(said)
     type_ = MemoryType.EPISODIC if category in ("event", "plan") else MemoryType.FACTUAL
-    if aspect == "past" and not timed:
-        when = "d:0"  # an event is dated by when it was said, unless its words date it
+    if aspect == "past" and not timed and lead != "has been":
+        # An event is dated by when it was said, unless its words date it; "has been to
+        # Rome" is an experience, of no particular day.
+        when = "d:0"
     exclusive_subject = _exclusive(category, verb.low, lows)
     key = f"{category}:{exclusive_subject}" if exclusive_subject else None
     fact = make_fact(

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from ..models.facts import ExtractedFact
+from .lexicon import terms_in
 from .tables import tables
 
 __all__ = ["acceptable", "tidy"]
@@ -55,6 +56,10 @@ class _Lists:
     epistemic: tuple[str, ...]
     assistant_verbs: frozenset[str]
     requirement_words: frozenset[str]
+    about_us: tuple[str, ...]
+    vague_nouns: frozenset[str]
+    evaluative: frozenset[str]
+    substance_categories: frozenset[str]
     function_words: frozenset[str]
 
 
@@ -79,11 +84,22 @@ def _lists() -> _Lists:
         epistemic=tuple(q["epistemic"]),
         assistant_verbs=frozenset(q["assistant_verbs"]),
         requirement_words=frozenset(q["requirement_words"]),
+        about_us=tuple(q["about_us"]),
+        vague_nouns=frozenset(q["vague_nouns"]),
+        evaluative=frozenset(q["evaluative"]),
+        substance_categories=frozenset(q["substance_categories"]),
         function_words=t.function_words,
     )
 
 
 _ASIDE = re.compile(r",\s+(?:they|it|he|she|that|which|this)\s.*$", re.IGNORECASE)
+
+
+_POINTED = re.compile(
+    r"\s+(?:with|for|to|at|about|on|of|from|by|in|into)\s+"
+    r"(?:(?:them|it|him|her|you)\b.*|(?:this|that|those|these)\s*)$",
+    re.IGNORECASE,
+)
 
 
 def tidy(fact: ExtractedFact) -> ExtractedFact:
@@ -97,6 +113,10 @@ def tidy(fact: ExtractedFact) -> ExtractedFact:
         content = content[:cut] if cut > 0 else content
     if fact.category not in _EXEMPT:
         content = _ASIDE.sub("", content)
+        # "started volunteering here": where "here" is, the other words say or nothing does
+        content = re.sub(r"\s+(?:here|there)\b(?=\s|$)", "", content)
+        # "played soccer with them all afternoon": what follows a pointer says no more
+        content = _POINTED.sub("", content)
     ends = _lists().fragment_ends
     words = content.split(" ")
     if fact.category not in _EXEMPT:
@@ -155,7 +175,43 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
     after = re.sub(r"^(?:into|in|on|at|to|for|with|about|up|out)\s+", "", rest)
     if any(o == v or o.startswith(v + " ") for v in lists.vague for o in (rest, after)):
         return False  # "got into trouble", "have a meeting": nothing to keep
+    if any(us in content for us in lists.about_us):
+        return False  # "blessed we both have this mindset": about the two of them
+    if fact.category in lists.substance_categories and not _substance(words, lists):
+        return False  # "had a setback", "worked hard", "got a great turnout": nothing named
+    if fact.category in ("decision", "tech_preference") and words[-1].endswith("ly"):
+        return False  # "go with Thankfully": a sentence adverb is no choice
+    promised = re.search(r"\bwill not\b|\bwon't\b", said) is not None
+    if (fact.category == "requirement" or (fact.category == "constraint" and promised)) and not (
+        _concrete(fact, words, lists)
+    ):
+        # "We need folks in the community", "I won't quit on my dreams": a need or a limit
+        # worth keeping names a thing, a figure or a part of what is built.
+        return False
     return not (fact.category == "requirement" and any(e in said for e in lists.epistemic))
+
+
+def _substance(words: list[str], lists: _Lists) -> bool:
+    """Whether a dated or personal fact names something beyond its verb: a word that is
+    not a function word, not vague ("experience", "memories", "dreams"), not evaluative
+    ("great", "busy", "hard")."""
+    rest = words[1:] if len(words) > 1 else words
+    return any(
+        w not in lists.function_words
+        and w not in lists.vague_nouns
+        and w not in lists.evaluative
+        and w not in ("plans", "wants", "hopes", "aims", "to", "about", "working", "thinking")
+        for w in rest
+    )
+
+
+def _concrete(fact: ExtractedFact, words: list[str], lists: _Lists) -> bool:
+    return (
+        any(c.isdigit() for c in fact.content)
+        or any(w in lists.requirement_words for w in words)
+        or bool(terms_in(fact.content))
+        or any(w[:1].isupper() for w in fact.content.split()[1:])
+    )
 
 
 def _directive(words: list[str], lists: _Lists) -> bool:

@@ -41,6 +41,10 @@ class Tables:
     light_forms: dict[str, str]
     light_blocks: dict[str, tuple[tuple[str, ...], ...]]
     np_complement: frozenset[tuple[str, ...]]
+    copula_frames: dict[tuple[str, ...], str]
+    effect_markers: tuple[tuple[str, ...], ...]
+    effect_subject_limit: int
+    copula_frame_list: tuple[tuple[str, ...], ...]
     past_phrases: dict[tuple[str, ...], str]
     past_phrase_list: tuple[tuple[str, ...], ...]
     intransitive: frozenset[str]
@@ -92,6 +96,10 @@ def tables(language: str = "en") -> Tables:
         light_forms={form: lemma for lemma, forms in light.items() for form in forms},
         light_blocks={k: _phrases(v) for k, v in raw["light_verb_blocks"].items()},
         np_complement=frozenset(tuple(p.split()) for p in raw["np_complement"]),
+        copula_frames={tuple(k.split()): v for k, v in raw["copula_frames"].items()},
+        effect_markers=_phrases(raw["effects"]["markers"]),
+        effect_subject_limit=int(raw["effects"]["subject_limit"]),
+        copula_frame_list=_phrases(list(raw["copula_frames"])),
         past_phrases={tuple(k.split()): v for k, v in raw["past_phrases"].items()},
         past_phrase_list=_phrases(list(raw["past_phrases"])),
         intransitive=frozenset(raw["intransitive_events"]),
