@@ -26,6 +26,7 @@ SECRET_FIELDS = {
     "admin_token": "admin_token_secret",
     "upstream_api_key": "upstream_api_key_secret",
     "embedding_api_key": "embedding_api_key_secret",
+    "extractor_api_key": "extractor_api_key_secret",
 }
 
 

@@ -67,6 +67,12 @@ class Config(BaseSettings):
     aws_endpoint_url: str | None = Field(None, alias="ENGRAM_AWS_ENDPOINT_URL")
     # Key for the remote embedding endpoint; the upstream's key is used when unset.
     embedding_api_key: SecretStr | None = Field(None, alias="ENGRAM_EMBEDDING_API_KEY")
+    # Key for the LLM extractor's endpoint (settings extractorBaseUrl); the upstream's key
+    # is used when unset and the extractor calls the upstream itself.
+    extractor_api_key: SecretStr | None = Field(None, alias="ENGRAM_EXTRACTOR_API_KEY")
+    # The longest one call to the LLM extractor may take; past it the turn is read by the
+    # rules alone (rules+llm) or not at all (llm), and the chat is never affected.
+    extractor_timeout_s: float = Field(30.0, gt=0, le=300, alias="ENGRAM_EXTRACTOR_TIMEOUT_S")
     # Where the secrets above live in a deployment (Secrets Manager secret ARNs or names,
     # SSM SecureString parameter ARNs or /paths): the Lambda glue (shared/secrets.py) reads
     # each at start-up into its field, so the values never sit in the environment. A value
@@ -75,6 +81,7 @@ class Config(BaseSettings):
     admin_token_secret: str | None = Field(None, alias="ENGRAM_ADMIN_TOKEN_SECRET")
     upstream_api_key_secret: str | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY_SECRET")
     embedding_api_key_secret: str | None = Field(None, alias="ENGRAM_EMBEDDING_API_KEY_SECRET")
+    extractor_api_key_secret: str | None = Field(None, alias="ENGRAM_EXTRACTOR_API_KEY_SECRET")
     # A Qdrant server's URL, used when the stored Qdrant settings name no host.
     qdrant_url: str | None = Field(None, alias="ENGRAM_QDRANT_URL")
     # After POST /api/memory/reindex answers, keep embedding in the background for up to

@@ -58,6 +58,7 @@ __all__ = [
     "EmbedderChoice",
     "EmbeddingCache",
     "Extractor",
+    "ExtractorUsage",
     "FactHistory",
     "JobLedger",
     "JobQueue",
@@ -582,6 +583,14 @@ class Extractor(Protocol):
     def extract(self, request: ExtractionRequest) -> list[Extraction]: ...
 
     def reconciles(self) -> bool: ...
+
+
+class ExtractorUsage(Protocol):
+    """What the LLM extractor spent, per owner and UTC day (``YYYY-MM-DD``), in tokens."""
+
+    def spent(self, owner: str, day: str) -> int: ...
+
+    def add(self, owner: str, day: str, tokens: int) -> None: ...
 
 
 class JobQueue(Protocol):

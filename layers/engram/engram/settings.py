@@ -71,6 +71,11 @@ class SettingsStore:
                 updated = MemorySettings.model_validate(merged)
             except ValidationError as exc:
                 raise InvalidInputError(str(exc)) from exc
+            if updated.extractor != "rules" and not updated.extractor_model:
+                raise InvalidInputError(
+                    f"extractorModel is required when extractor is {updated.extractor}",
+                    field="extractorModel",
+                )
             if sent.keys() & _BACKEND_FIELDS:
                 check_backends(
                     updated.primary_backend, updated.fallback_backends, updated.backend_configs

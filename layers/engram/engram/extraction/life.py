@@ -206,9 +206,20 @@ def _effect(clause: str, words: list[_Word], t: Tables) -> list[Step]:
                 return []
             end = k + len(said)
             while end < len(words) and end < k + len(said) + 10:
-                if words[end].low in (",", ";", ":") or _phrase_at(words, end, t.cuts):
+                if words[end].low in (",", ";", ":") or (
+                    words[end].low != "so" and _phrase_at(words, end, t.cuts)
+                ):
                     break
                 end += 1
+            after = [w.low for w in words[k + len(said) : end]]
+            if marker[-1] in ("me", "my") and not any(
+                w not in t.function_words and w not in t.pronouns for w in after
+            ):
+                return []  # "dancing makes me": what it makes is cut
+            if any(w in t.effect_first_person_only for w in marker) and not any(
+                w in ("i", "me", "my", "myself") for w in low[:end]
+            ):
+                return []  # "yoga is a great way to relax": advice, not the user's own
             content = restore(clause[words[0].start : words[end - 1].end]).strip(" ,.-")
             fact = make_fact(
                 "preference", MemoryType.FACTUAL, content, content, about=slug(content)
@@ -457,6 +468,14 @@ def _parse(
     head = next((w for w in lows if w not in ("a", "an", "the", "my", "our", "some")), "")
     if head in t.pronouns and head not in t.particles:
         return None  # "I did it", "we made it": nothing named
+    if (
+        lows
+        and lows[-1] in t.particles
+        and len(content_words) <= 1
+        and verb.low not in t.intransitive
+        and relation is None
+    ):
+        return None  # "thinking of setting up": what is set up is cut
     if not content_words and not (
         verb.low in t.intransitive or (relation is not None and lows and lows[0] in t.particles)
     ):

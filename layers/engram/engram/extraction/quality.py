@@ -60,6 +60,9 @@ class _Lists:
     vague_nouns: frozenset[str]
     evaluative: frozenset[str]
     substance_categories: frozenset[str]
+    continuations: frozenset[str]
+    light_verbs: frozenset[str]
+    mental: frozenset[str]
     function_words: frozenset[str]
 
 
@@ -88,6 +91,9 @@ def _lists() -> _Lists:
         vague_nouns=frozenset(q["vague_nouns"]),
         evaluative=frozenset(q["evaluative"]),
         substance_categories=frozenset(q["substance_categories"]),
+        continuations=frozenset(q["continuations"]),
+        light_verbs=frozenset(q["light_verbs"]),
+        mental=t.not_facts,
         function_words=t.function_words,
     )
 
@@ -177,6 +183,14 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "got into trouble", "have a meeting": nothing to keep
     if any(us in content for us in lists.about_us):
         return False  # "blessed we both have this mindset": about the two of them
+    verbs = [w for w in words if w not in ("plans", "wants", "hopes", "aims", "to", "sometimes")]
+    verbs = [w for w in verbs if w not in ("usually", "often", "always", "never", "rarely")]
+    if fact.category in ("plan", "goal") and verbs and verbs[0] in lists.continuations:
+        return False  # "plans to keep spreading positivity": a resolve, not a plan
+    if fact.category in ("pattern", "plan", "activity") and verbs and verbs[0] in lists.mental:
+        return False  # "sometimes doubt", "wants to think": a state of mind, not a fact
+    if fact.category == "tech_preference" and not _concrete(fact, words, lists):
+        return False  # "uses tokenize successes": a tool has a name
     if fact.category in lists.substance_categories and not _substance(words, lists):
         return False  # "had a setback", "worked hard", "got a great turnout": nothing named
     if fact.category in ("decision", "tech_preference") and words[-1].endswith("ly"):
@@ -200,6 +214,7 @@ def _substance(words: list[str], lists: _Lists) -> bool:
         w not in lists.function_words
         and w not in lists.vague_nouns
         and w not in lists.evaluative
+        and w not in lists.light_verbs
         and w not in ("plans", "wants", "hopes", "aims", "to", "about", "working", "thinking")
         for w in rest
     )

@@ -44,6 +44,7 @@ class Tables:
     copula_frames: dict[tuple[str, ...], str]
     effect_markers: tuple[tuple[str, ...], ...]
     effect_subject_limit: int
+    effect_first_person_only: frozenset[str]
     copula_frame_list: tuple[tuple[str, ...], ...]
     past_phrases: dict[tuple[str, ...], str]
     past_phrase_list: tuple[tuple[str, ...], ...]
@@ -99,6 +100,7 @@ def tables(language: str = "en") -> Tables:
         copula_frames={tuple(k.split()): v for k, v in raw["copula_frames"].items()},
         effect_markers=_phrases(raw["effects"]["markers"]),
         effect_subject_limit=int(raw["effects"]["subject_limit"]),
+        effect_first_person_only=frozenset(raw["effects"]["first_person_only"]),
         copula_frame_list=_phrases(list(raw["copula_frames"])),
         past_phrases={tuple(k.split()): v for k, v in raw["past_phrases"].items()},
         past_phrase_list=_phrases(list(raw["past_phrases"])),

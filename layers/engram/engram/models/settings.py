@@ -187,6 +187,26 @@ class MemorySettings(ApiModel):
     static_enabled: StrictBool = True
     rerank_enabled: StrictBool = False
     rerank_provider_model: OptionalText = None
+    # Who learns from the chat: the rules (offline, free), a model over any
+    # OpenAI-compatible endpoint, or the rules first and the model for what they leave.
+    extractor: Literal["rules", "llm", "rules+llm"] = "rules"
+    # The model's endpoint (the upstream's when unset) and name; its key is the
+    # deployment's ENGRAM_EXTRACTOR_API_KEY (or, for the upstream, the upstream's key).
+    extractor_base_url: Annotated[
+        OptionalText,
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "string", "maxLength": 2048, "pattern": _ENDPOINT},
+                    {"type": "null"},
+                ]
+            },
+            mode="validation",
+        ),
+    ] = None
+    extractor_model: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    # Tokens (prompt and answer) the model may spend per API key per UTC day; 0: none.
+    extractor_daily_tokens: Annotated[int, Field(ge=0, le=100_000_000), JSON_INT] = 200_000
     vector_store: Annotated[
         Literal["auto", "libsql", "qdrant"],
         BeforeValidator(_vector_store),
@@ -235,7 +255,7 @@ class MemorySettingsUpdate(MemorySettings):
 
     model_config = ConfigDict(extra="forbid")
 
-    @field_validator("custom_base_url")
+    @field_validator("custom_base_url", "extractor_base_url")
     @classmethod
     def _safe_url(cls, value: str | None) -> str | None:
         # Checked on the way in (http(s), no credentials, no query, no metadata host),

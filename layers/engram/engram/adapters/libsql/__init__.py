@@ -11,6 +11,7 @@ from .migrate import LibsqlStorageInfo, apply_migrations
 from .search import SearchRepository
 from .settings_documents import SettingsDocumentsRepository
 from .stats import RetrievalStatsRepository
+from .usage import ExtractorUsageRepository
 from .vector_index import IndexCache
 from .vector_rows import VectorRowsRepository
 from .vector_tier import LibsqlVectorTier
@@ -18,6 +19,7 @@ from .vector_tier import LibsqlVectorTier
 __all__ = [
     "ApiKeyRepository",
     "Database",
+    "ExtractorUsageRepository",
     "HistoryRepository",
     "IndexCache",
     "JobLedgerRepository",

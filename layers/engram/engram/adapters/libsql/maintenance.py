@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from ...models import GLOBAL_OWNER, Memory, OwnerFilter
@@ -68,3 +69,6 @@ class MaintenanceRepository:
     def purge_bookkeeping(self, old_ms: int) -> None:
         self.db.execute("DELETE FROM processed_jobs WHERE processed_at < ?", (old_ms,))
         self.db.execute("DELETE FROM memory_tombstones WHERE deleted_at < ?", (old_ms,))
+        # Days are ISO dates, so they compare as text: keep the ones after the cutoff.
+        cutoff_day = datetime.fromtimestamp(old_ms / 1000, UTC).date().isoformat()
+        self.db.execute("DELETE FROM extractor_usage WHERE day < ?", (cutoff_day,))
