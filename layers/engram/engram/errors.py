@@ -35,6 +35,7 @@ __all__ = [
     "EngramError",
     "InvalidInputError",
     "MigrationError",
+    "ModelOutputError",
     "NotFoundError",
     "StorageError",
     "TransientEmbeddingError",
@@ -118,6 +119,10 @@ class EmbeddingError(UnavailableError):
 
 class TransientEmbeddingError(EmbeddingError):
     """A failure worth one retry: rate limited, timed out, or the request was dropped."""
+
+
+class ModelOutputError(UnavailableError):
+    """A language model answered, but not what was asked (not JSON, not the schema)."""
 
 
 def log_safe(exc: BaseException) -> str:

@@ -46,7 +46,7 @@ from .models import (
     RetrievalResult,
     UpsertOutcome,
 )
-from .models.facts import Extraction, ExtractionRequest
+from .models.facts import Extraction, ExtractionRequest, ModelReading
 
 __all__ = [
     "ApiKeyStore",
@@ -57,6 +57,7 @@ __all__ = [
     "EmbedderCatalog",
     "EmbedderChoice",
     "EmbeddingCache",
+    "ExtractionModel",
     "Extractor",
     "ExtractorUsage",
     "FactHistory",
@@ -583,6 +584,24 @@ class Extractor(Protocol):
     def extract(self, request: ExtractionRequest) -> list[Extraction]: ...
 
     def reconciles(self) -> bool: ...
+
+
+class ExtractionModel(Protocol):
+    """A language model that reads turns for facts (the LLM extractor's endpoint).
+
+    ``read`` sends the request (the turns as data, their context, the known facts) to
+    ``model`` at ``base_url`` (the upstream's when None) and returns what it read, checked
+    against the schema. ``UnavailableError`` when the model cannot be reached, answers
+    an error or answers late; ``ModelOutputError`` when what it answers is not the
+    schema. ``estimate`` is the tokens a request would cost before sending it."""
+
+    def read(
+        self, request: ExtractionRequest, model: str, base_url: str | None
+    ) -> ModelReading: ...
+
+    def estimate(self, request: ExtractionRequest) -> int: ...
+
+    def close(self) -> None: ...
 
 
 class ExtractorUsage(Protocol):

@@ -6,7 +6,13 @@ from collections.abc import Callable
 
 from .embedding import ActiveEmbedder
 from .health import FailureLog
-from .models import EmbeddingProvider, EngineStatus, KeywordTierStatus, VectorStoreStatus
+from .models import (
+    EmbeddingProvider,
+    EngineStatus,
+    ExtractorStatus,
+    KeywordTierStatus,
+    VectorStoreStatus,
+)
 from .models.backends import BackendsStatus
 from .models.common import from_millis
 from .ports import SearchIndex, StorageInfo, VectorRows
@@ -29,7 +35,9 @@ class StatusService:
         storage: StorageInfo,
         failures: FailureLog,
         backends: Callable[[], BackendsStatus] | None = None,
+        extractor: Callable[[], ExtractorStatus] | None = None,
     ) -> None:
+        self.extractor = extractor
         self.failures = failures
         self.backends = backends
         self.settings = settings
@@ -74,5 +82,6 @@ class StatusService:
             schema_version=self.storage.schema_version(),
             remote_database=self.storage.is_remote,
             backends=None if self.backends is None else self.backends(),
+            extractor=None if self.extractor is None else self.extractor(),
             failures=self.failures.current(),
         )

@@ -23,6 +23,7 @@ from .adapters.embeddings.catalog import LocalCatalog, RemoteKeys
 from .adapters.libsql import (
     ApiKeyRepository,
     Database,
+    ExtractorUsageRepository,
     HistoryRepository,
     IndexCache,
     JobLedgerRepository,
@@ -38,6 +39,7 @@ from .adapters.libsql import (
     apply_migrations,
 )
 from .adapters.libsql.migrate import applied_versions
+from .adapters.llm_extractor import HttpExtractionModel
 from .adapters.queues import InlineQueue, InProcessQueue, SqsQueue
 from .adapters.rerank import RerankerFactory
 from .adapters.upstream import HttpUpstream, MissingUpstream
@@ -47,15 +49,24 @@ from .chat import ChatService
 from .config import Config
 from .embedding import ActiveEmbedder
 from .engine import Clock, Engine, Queues, utc_now
-from .extraction import RuleExtractor
+from .extraction import (
+    RuleExtractor,
+    acceptable,
+    directive,
+    suspicious,
+    worth_reading,
+)
+from .extractors import ChosenExtractor, ModelRules
 from .health import FailureLog
 from .jobs import JobService
 from .memories import MemoryService
-from .models import Job, QdrantSettings
+from .models import Job, QdrantSettings, RetrievalRequest
 from .models.common import to_millis
+from .models.facts import KnownFact
 from .ports import (
     BackendFactory,
     EmbedderCatalog,
+    ExtractionModel,
     JobQueue,
     PointStore,
     Upstream,
@@ -66,6 +77,7 @@ from .retrieval import Retriever
 from .settings import SettingsStore
 from .status import StatusService
 from .summarization import Maintenance
+from .urlpolicy import same_origin
 from .vectors import VectorService
 
 __all__ = ["JobMode", "build_engine", "migrate", "open_database", "open_engine", "reset_engines"]
@@ -133,6 +145,28 @@ def _upstream(config: Config) -> Upstream:
     )
 
 
+def _extraction_model(config: Config) -> ExtractionModel:
+    """The LLM extractor's endpoint client: the extractor's own key goes to any endpoint the
+    settings name; the upstream's key only to the upstream's own origin."""
+    upstream = config.upstream_base_url
+    own = config.extractor_api_key
+    upstream_key = config.upstream_api_key
+
+    def key_for(base_url: str) -> str | None:
+        if own is not None:
+            return own.get_secret_value()
+        if upstream_key is not None and upstream and same_origin(base_url, upstream):
+            return upstream_key.get_secret_value()
+        return None
+
+    return HttpExtractionModel(upstream, key_for, timeout_s=config.extractor_timeout_s)
+
+
+def _when(metadata: dict[str, object]) -> str | None:
+    when = metadata.get("when")
+    return when if isinstance(when, str) else None
+
+
 def _point_store(config: Config) -> Callable[[QdrantSettings], PointStore]:
     def build(settings: QdrantSettings) -> PointStore:
         from .adapters.qdrant import QdrantStore  # qdrant-client costs ~1 s to import
@@ -152,6 +186,7 @@ def open_engine(
     catalog: EmbedderCatalog | None = None,
     vector_tier: Callable[[int], VectorTier] | None = None,
     backend_factory: BackendFactory | None = None,
+    extraction_model: ExtractionModel | None = None,
 ) -> Engine:
     """A new engine for ``config``. Tests may hand in a database, a clock, a job mode, and
     their own parts at the edges: an upstream, an embedder catalog, a vector tier (a
@@ -216,6 +251,28 @@ def open_engine(
         failed=lambda message: failures.failed("retrieval stats", message),
         recovered=lambda: failures.recovered("retrieval stats"),
     )
+    extractor = ChosenExtractor(
+        settings.get,
+        RuleExtractor(),
+        extraction_model or _extraction_model(config),
+        ExtractorUsageRepository(db),
+        ModelRules(worth_reading, suspicious, directive, acceptable),
+        failures,
+    )
+    late_retriever: list[Retriever] = []
+
+    def related(owner: str, text: str) -> list[KnownFact]:
+        """The owner's closest facts to ``text``: what a model reconciles a turn with."""
+        if not late_retriever:
+            return []
+        request = RetrievalRequest(query=text[:2000], limit=20, max_tokens=4000)
+        found = late_retriever[0].preview(owner, request).results
+        return [
+            KnownFact(m.id, m.content, str(m.metadata.get("category", "")), _when(m.metadata))
+            for m in found
+            if m.metadata.get("kind") != "turn"
+        ]
+
     memories = MemoryService(
         MemoryRepository(db),
         HistoryRepository(db),
@@ -226,7 +283,8 @@ def open_engine(
         embedding_queue=queues.embedding,
         on_remove=(qdrant.forget, embeddings.forget, search.forget),
         failures=failures,
-        extractor=RuleExtractor(),
+        extractor=extractor,
+        related=related,
     )
     retriever = Retriever(
         search,
@@ -239,6 +297,7 @@ def open_engine(
         reranker=RerankerFactory(settings.get, keys),
         failures=failures,
     )
+    late_retriever.append(retriever)
     backends = BackendManager(
         settings,
         LibsqlBackend(memories, retriever),
@@ -284,12 +343,14 @@ def open_engine(
             LibsqlStorageInfo(db),
             failures,
             backends=backends.status,
+            extractor=extractor.status,
         ),
         jobs=JobService(memories, vectors, failures, learn=backends.learn),
         queues=queues,
         # Workers first (nothing may still be writing), and a database handed in belongs
         # to the caller, who closes it.
         closers=(
+            extractor.close,  # a model call under way fails at once: nobody waits for it
             *(
                 q.close
                 for q in (queues.extraction, queues.embedding)

@@ -103,7 +103,7 @@ def test_the_assistants_words_are_kept_apart(engine):
     assert [m.content for m in user] == ["Django"]
     assert {m.key for m in assistant} == {
         "assistant:preference:flask",
-        "assistant:tech_preference:flask",
+        "assistant:decision:flask",
     }
 
 

@@ -37,13 +37,15 @@ from .dates import resolve as _resolve
 from .english import read_clause as _read_clause
 from .facts import MAX_CONTENT_CHARS, MIN_CONTENT_CHARS, fact_key
 from .facts import STEMMER as _STEMMER
+from .gate import suspicious, worth_reading
+from .indonesian import read_indonesian as _read_indonesian
 from .lexicon import terms_in as _terms_in
 from .obligations import read_moved_deadline as _read_moved_deadline
-from .other_languages import read_indonesian as _read_indonesian
-from .other_languages import read_turkish as _read_turkish
+from .quality import acceptable, directive
 from .text import clauses as _clauses
 from .text import restore as _restore
 from .text import sentences as _sentences
+from .turkish import read_turkish as _read_turkish
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -53,10 +55,14 @@ __all__ = [
     "Extraction",
     "Retraction",
     "RuleExtractor",
+    "acceptable",
+    "directive",
     "extract",
     "extract_facts",
     "fact_key",
     "newest",
+    "suspicious",
+    "worth_reading",
 ]
 
 

@@ -9,6 +9,7 @@ come last, since "we need to" and "must" also introduce other facts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from .common import Step
@@ -40,11 +41,21 @@ _FAMILIES: tuple[Callable[[str], list[Step] | None], ...] = (
 )
 
 
+_HABITUAL = re.compile(
+    r"^(?:I|we)\s+(?:usually|generally|typically|normally|always|never|often|rarely|seldom)\s",
+    re.IGNORECASE,
+)
+
+
 def read_clause(clause: str) -> list[Step]:
     """The statements of one clause: the first family that reads it decides, with what
     survives the last look (``quality``); a family whose every fact is turned away lets
     the next one read the clause."""
-    for family in _FAMILIES:
+    families = _FAMILIES
+    if _HABITUAL.match(clause):
+        # "I generally avoid ORMs": a frequency makes a habit before anything else.
+        families = (read_habit, *(f for f in _FAMILIES if f is not read_habit))
+    for family in families:
         steps = [
             (fact if fact is None or acceptable(fact, clause) else None, retractions)
             for fact, retractions in (

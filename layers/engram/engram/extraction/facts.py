@@ -8,9 +8,7 @@ is how a later correction finds it.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import unicodedata
 
 import snowballstemmer
 
@@ -21,6 +19,7 @@ from ..models.facts import (
     ExtractedFact,
     Extraction,
     Retraction,
+    slug_of,
 )
 from . import rx
 from .lexicon import (
@@ -57,16 +56,8 @@ _MAX_SLUG = 60
 
 
 def slug(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", restore(text)).encode("ascii", "ignore").decode()
-    value = ascii_text.lower().replace("c++", "cpp").replace("c#", "csharp")
-    value = re.sub(r"[^a-z0-9]+", "_", value).strip("_")
-    value = re.sub(r"^(?:the|a|an)_", "", value)
-    if len(value) > _MAX_SLUG:
-        value = value[:_MAX_SLUG].rsplit("_", 1)[0]
-    if not value:
-        # Scripts without an ASCII form still need a stable key.
-        value = "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-    return value
+    """``slug_of`` the text as written (dots and commas inside tokens restored)."""
+    return slug_of(restore(text))
 
 
 def fact_key(category: str, obj: str) -> str:

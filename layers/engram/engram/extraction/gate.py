@@ -16,7 +16,7 @@ from functools import cache
 
 from .tables import tables
 
-__all__ = ["worth_reading"]
+__all__ = ["suspicious", "worth_reading"]
 
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*|[!?.]")
 
@@ -30,6 +30,7 @@ class _Gate:
     directives: frozenset[str]
     small_talk: frozenset[str]
     min_words: int
+    injection: tuple[str, ...]
 
 
 @cache
@@ -43,6 +44,7 @@ def _gate() -> _Gate:
         directives=frozenset(g["directives"]),
         small_talk=frozenset(g["small_talk"]),
         min_words=int(g["min_words"]),
+        injection=tuple(m.lower() for m in g["injection_markers"]),
     )
 
 
@@ -63,6 +65,14 @@ def worth_reading(text: str) -> bool:
         if len(word) > 4 and word.endswith(gate.id_suffixes) and word[:-2] in _ID_NOUNS:
             return True  # Indonesian "kucingku": my cat
     return False
+
+
+def suspicious(text: str) -> bool:
+    """Whether a turn addresses the memory system rather than the conversation ("ignore
+    previous instructions and store...", "add a standing instruction: ..."): whatever a
+    model reads in it is not learnt."""
+    said = " ".join(text.lower().split())
+    return any(marker in said for marker in _gate().injection)
 
 
 # Nouns that take the Indonesian first-person suffix (-ku) in what people tell about

@@ -10,8 +10,8 @@ import re
 
 from ..models import MemoryType
 from . import rx
-from .common import WHO, I, Step, X, activity, make_fact, own
-from .facts import Retraction, clean_object
+from .common import WHO, XL, I, Step, X, activity, make_fact, own
+from .facts import Retraction, clean_object, trim_clause
 from .lexicon import PEOPLE
 from .text import restore
 
@@ -54,6 +54,11 @@ _MOVED_TO = rx.compile(
     r"(?:my|our|the)\s+(?P<x>[\w\s-]{1,30}?)\s+to\s+(?P<when>(?:(?:monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday)s?|weekends?|weekdays?|mornings?|evenings?|nights?|"
     r"afternoons?|lunchtime|\d{1,2}(?::\d\d)?\s*(?:am|pm))[^,;:!?\n]*)",
+    I,
+)
+_WORKFLOW = rx.compile(
+    r"^(?:my|our)\s+(?:usual\s+|daily\s+|normal\s+|whole\s+)?(?:workflow|work\s+flow|routine|"
+    r"process)\s+(?:involves|includes|is|consists\s+of|starts\s+with)\s+" + XL,
     I,
 )
 _RULES = [
@@ -247,6 +252,12 @@ def read_habit(clause: str) -> list[Step] | None:
         if what:
             fact = make_fact("pattern", F, what, f"{what} on {when}", about=activity(what))
             return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact, words=what)])]
+    match = _WORKFLOW.search(clause)
+    if match is not None:
+        # "My workflow involves writing failing tests first": how the user works.
+        steps = trim_clause(restore(match.group("x")))
+        if steps:
+            return [(make_fact("pattern", F, steps, f"workflow: {steps}"), [])]
     for pattern in rx.able(_RULES, clause):
         match = pattern.search(clause)
         if match is None or not own(clause, match.start()):

@@ -482,6 +482,8 @@ def _parse(
         return None
     # -- what kind of fact ----------------------------------------------------------------------
     category = framed or _category(verb.low, lows, relation, aspect, goal, t)
+    if verb.low in ("started", "began", "start", "begun") and lows[:1] == ["using"]:
+        category = "decision"  # "I've started using Biome instead of ESLint": a tool adopted
     if category not in ("learning", "work") and terms_in(
         restore(clause[verb.start : words[end - 1].end])
     ):

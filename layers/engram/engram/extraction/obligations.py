@@ -407,10 +407,23 @@ def _read_limit(clause: str) -> list[Step] | None:
     return None
 
 
+_NO_BUDGET = rx.compile(
+    r"\b(?:I|we)\s+(?:have|got|are\s+stuck\s+with)\s+(?:zero|no|a\s+tiny|very\s+little|little)\s+"
+    r"(?:budget|money|funds|funding)\s+(?:for|to\s+spend\s+on)\s+" + XL,
+    I,
+)
+
+
 def read_constraint(clause: str) -> list[Step] | None:
     found = _read_limit(clause)
     if found:
         return found
+    match = _NO_BUDGET.search(clause)
+    if match is not None and own(clause, match.start()):
+        # "We have zero budget for paid third-party APIs"
+        what = clean_object(match.group("x"))
+        if what:
+            return [(make_fact("constraint", F, what, f"no budget for {what}"), [])]
     match = _LIMIT.search(clause)
     if match is not None and not _NOT_THEIRS.search(clause):
         np = match.group("np").strip()
@@ -456,16 +469,16 @@ def read_requirement(clause: str) -> list[Step] | None:
     if match is not None:
         target = re.sub(r"^(?:the|our|my)\s+", "", match.group("np").strip(), flags=I)
         content = restore(f"{target}: {match.group('x').strip()}")
-        fact = make_fact("requirement", P, target, content, key=fact_key("requirement", target))
+        fact = make_fact("requirement", F, target, content, key=fact_key("requirement", target))
         return [(fact, [])]
     match = _FIRST_PERSON_MUST.search(clause)
     if match is not None and own(clause, match.start()):
         items = [o for o in _verb_list(match.group("x")) if not _idle(o)]
-        return [(make_fact("requirement", P, o, f"must {o}"), []) for o in items] or None
+        return [(make_fact("requirement", F, o, f"must {o}"), []) for o in items] or None
     match = _FIRST_PERSON_NEED.search(clause)
     if match is not None and own(clause, match.start()):
         items = [o for o in objects(match.group("x")) if not _idle(o)]
-        return [(make_fact("requirement", P, o, f"needs {o}"), []) for o in items] or None
+        return [(make_fact("requirement", F, o, f"needs {o}"), []) for o in items] or None
     for pattern in rx.able(_DEADLINE, clause):
         match = pattern.search(clause)
         if match is None:
@@ -485,7 +498,7 @@ def read_requirement(clause: str) -> list[Step] | None:
                     (
                         make_fact(
                             "requirement",
-                            P,
+                            F,
                             when,
                             content,
                             key="requirement:deadline",
@@ -498,7 +511,7 @@ def read_requirement(clause: str) -> list[Step] | None:
     match = _REQUIREMENTS_ARE.search(clause)
     if match is not None:
         items = objects(match.group("x"))
-        return [(make_fact("requirement", P, o, f"requires {o}"), []) for o in items] or None
+        return [(make_fact("requirement", F, o, f"requires {o}"), []) for o in items] or None
     for pattern in (_IMPERSONAL_MUST, _REQUIRED):
         match = pattern.search(clause)
         if match is None:
@@ -521,7 +534,7 @@ def read_requirement(clause: str) -> list[Step] | None:
                 (
                     make_fact(
                         "requirement",
-                        P,
+                        F,
                         item,
                         f"{lead} {modal} {item}",
                         key=fact_key("requirement", _key_words(np, item)),
@@ -530,7 +543,7 @@ def read_requirement(clause: str) -> list[Step] | None:
                 )
                 for item in items
             ]
-        return [(make_fact("requirement", P, np, content, key=key), [])]
+        return [(make_fact("requirement", F, np, content, key=key), [])]
     return None
 
 
@@ -579,7 +592,7 @@ def read_moved_deadline(sentence: str) -> list[Step]:
     when = restore(dates[-1].group("x"))
     fact = make_fact(
         "requirement",
-        P,
+        F,
         when,
         f"deadline: {when}",
         key="requirement:deadline",

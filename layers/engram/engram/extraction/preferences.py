@@ -135,6 +135,13 @@ _DISLIKE = [
     ),
 ]
 _LIKE = [
+    # "I find it easier to work with SQL than ORMs"
+    rx.compile(
+        r"\bI\s+find\s+it\s+(?:much\s+|far\s+|a\s+lot\s+)?(?:easier|simpler|nicer|better|"
+        r"faster|more\s+natural)\s+to\s+(?:work\s+with|use|write|read|debug|maintain)\s+"
+        r"(?P<x>[^,;:!?\n]+?)\s+than\b",
+        I,
+    ),
     rx.compile(r"\bI\s+(?:really\s+|just\s+)?(?:cannot|can\s+not)\s+get\s+enough\s+of\s+" + XL, I),
     rx.compile(
         r"\bI\s+(?:have\s+)?(?:grown|come|learned|learnt)\s+to\s+(?:really\s+)?(?:love|like|enjoy|appreciate)\s+"
@@ -210,6 +217,12 @@ _PLAY = rx.compile(
     I,
 )
 _FAVOURITE = [
+    # "My favorite is VS Code for editing", "my go-to is Bun": a favourite of no named kind
+    rx.compile(
+        r"\bmy\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|go-to|top\s+pick)(?P<what>)\s+"
+        r"(?:is|are)\s+" + XL,
+        I,
+    ),
     rx.compile(
         r"\bmy\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|preferred|go-to)\s+(?P<what>"
         r"[a-z][\w\s-]{0,30}?)\s+(?:is|are|would\s+be|has\s+to\s+be|has\s+got\s+to\s+be|"

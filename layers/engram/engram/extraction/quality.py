@@ -30,7 +30,7 @@ from ..models.facts import ExtractedFact
 from .lexicon import terms_in
 from .tables import tables
 
-__all__ = ["acceptable", "tidy"]
+__all__ = ["acceptable", "directive", "tidy"]
 
 _WORDS = re.compile(r"\w[\w'\u2019-]*")
 # Facts of these categories say who the user is or how to answer: their words differ.
@@ -55,6 +55,7 @@ class _Lists:
     small_talk_categories: frozenset[str]
     epistemic: tuple[str, ...]
     assistant_verbs: frozenset[str]
+    cheering: tuple[str, ...]
     requirement_words: frozenset[str]
     about_us: tuple[str, ...]
     vague_nouns: frozenset[str]
@@ -86,6 +87,7 @@ def _lists() -> _Lists:
         small_talk_categories=frozenset(q["small_talk_categories"]),
         epistemic=tuple(q["epistemic"]),
         assistant_verbs=frozenset(q["assistant_verbs"]),
+        cheering=tuple(q["cheering"]),
         requirement_words=frozenset(q["requirement_words"]),
         about_us=tuple(q["about_us"]),
         vague_nouns=frozenset(q["vague_nouns"]),
@@ -229,7 +231,16 @@ def _concrete(fact: ExtractedFact, words: list[str], lists: _Lists) -> bool:
     )
 
 
+def directive(content: str) -> bool:
+    """Whether an instruction's words name something the assistant does."""
+    return _directive(_WORDS.findall(content.lower()), _lists())
+
+
 def _directive(words: list[str], lists: _Lists) -> bool:
     """An instruction names something the assistant does ("answer", "use", "explain",
-    "apologize"...) among its first words; "that is why I love" names nothing of it."""
+    "apologize"...) among its first words; "that is why I love" names nothing of it, and
+    cheering ("keep up the great work", "never give up") is said to a person."""
+    said = " ".join(words)
+    if any(said == c or said.startswith(c + " ") for c in lists.cheering):
+        return False
     return any(word in lists.assistant_verbs for word in words[:8])

@@ -136,19 +136,30 @@ _FORGET_ABOUT = rx.compile(
 )
 
 
-def _switch_steps(old_raw: str | None, new_raw: str | None, *, decided: bool) -> list[Step]:
+_VERB_BASE = (("migrat", "migrate"), ("mov", "move"), ("chang", "change"), ("jump", "jump"))
+
+
+def _base(verb: str) -> str:
+    """The verb of a switch as a decision says it: "migrate", "move", else "switch"."""
+    return next((base for stem, base in _VERB_BASE if verb.startswith(stem)), "switch")
+
+
+def _switch_steps(
+    old_raw: str | None, new_raw: str | None, *, decided: bool, verb: str = ""
+) -> list[Step]:
     new = clean_object(new_raw) if new_raw else ""
     olds = objects(old_raw)
     fact = None
     if new:
         if decided:
-            fact = make_fact("decision", E, new, f"switch to {new}", exclusive=True)
+            fact = make_fact("decision", E, new, f"{_base(verb)} to {new}", exclusive=True)
         elif re.match(r"^\w+ing\b", new) and known_term(restore(new)) is None:
             # "I switched to running in the evenings": a habit replacing the same activity.
             fact = make_fact("pattern", F, new, new, about=activity(new))
             return [(fact, [Retraction(fact.object, ("pattern",), replaced_by=fact)])]
         else:
-            fact = make_fact("tech_preference", F, new, f"uses {new}")
+            # A switch is a decision, made on a day: what is in use now, dated.
+            fact = make_fact("decision", E, new, f"uses {new}")
     retractions = [
         Retraction(object_id(restore(o)), (*USAGE, "pattern"), replaced_by=fact) for o in olds
     ]
@@ -191,7 +202,7 @@ def read_switch(clause: str) -> list[Step] | None:
         ) or _WEEKDAY.match(new):
             return None  # "I moved to Berlin", "moved my blog from Tuesday to Friday": not tools
         future = bool(re.search(r"\bwill\b|going\s+to|plan\s+to|decided", match.group(0), I))
-        return _switch_steps(old, match.group("new"), decided=future) or None
+        return _switch_steps(old, match.group("new"), decided=future, verb=verb) or None
     match = _BACK.search(clause)
     if match is not None and own(clause, match.start()):
         # "We're going back to AWS after all": the earlier choice again, replacing the latest.

@@ -120,7 +120,7 @@ def expand(clause: str) -> str:
 _LABEL = re.compile(r"^(?P<label>[\w'\s-]{1,30}?):\s+(?=\S)")
 _KEEP_LABELS = re.compile(
     r"requirement|constraint|deadline|stack|rule|preference|favou?rite|goal|name|"
-    r"role|location|timezone|instruction|must|note\s+to\s+self",
+    r"role|location|timezone|instruction|must|note\s+to\s+self|akış|gereksinim|ihtiyac|tercih",
     re.I,
 )
 

@@ -459,6 +459,11 @@ def read_decision(clause: str) -> list[Step] | None:
         found = objects(match.group("x"))
         if not found or any(_idle(o) for o in found):
             return None
+        if verb == "use" and len(found) == 1 and replaced and re.search(r"\sover\s", clause):
+            # "I chose Rust over Go for the CLI tool": a preference between two tools
+            other = restore(replaced).strip(" .")
+            fact = make_fact("tech_preference", F, found[0], f"prefers {found[0]} over {other}")
+            return [(fact, _retracting(olds, fact))]
         return [
             (
                 fact := make_fact("decision", E, o, f"{verb} {o}", exclusive=len(found) == 1),

@@ -8,12 +8,16 @@ the learning path treats them alike.
 
 from __future__ import annotations
 
+import hashlib
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from .common import MemoryType
 
 __all__ = [
+    "FACT_CATEGORIES",
     "FACT_MAX_CHARS",
     "FACT_MIN_CHARS",
     "MAX_INPUT_BYTES",
@@ -21,9 +25,12 @@ __all__ = [
     "Extraction",
     "ExtractionRequest",
     "KnownFact",
+    "ModelFact",
+    "ModelReading",
     "Retraction",
     "SpokenTurn",
     "newest",
+    "slug_of",
 ]
 
 # An extracted fact's content, in characters (SPEC 3).
@@ -33,6 +40,45 @@ FACT_MAX_CHARS = 500
 MAX_INPUT_BYTES = 64 * 1024
 # Categories whose facts are about things in use, and so end when use ends.
 USAGE = ("tech_preference", "decision")
+# Every category an extractor may state: real life, then the technical ones.
+FACT_CATEGORIES = (
+    "identity",
+    "work",
+    "home",
+    "family",
+    "pet",
+    "possession",
+    "health",
+    "preference",
+    "pattern",
+    "event",
+    "plan",
+    "goal",
+    "learning",
+    "activity",
+    "tech_preference",
+    "decision",
+    "requirement",
+    "constraint",
+    "instruction",
+)
+
+
+_MAX_SLUG = 60
+
+
+def slug_of(text: str) -> str:
+    """The ``[a-z0-9_]+`` name of ``text`` in a memory key (``category:slug``): stable for
+    the same words; a hash for scripts without an ASCII form."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    value = ascii_text.lower().replace("c++", "cpp").replace("c#", "csharp")
+    value = re.sub(r"[^a-z0-9]+", "_", value).strip("_")
+    value = re.sub(r"^(?:the|a|an)_", "", value)
+    if len(value) > _MAX_SLUG:
+        value = value[:_MAX_SLUG].rsplit("_", 1)[0]
+    if not value:
+        value = "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return value
 
 
 def newest(text: str) -> str:
@@ -173,3 +219,26 @@ class ExtractionRequest:
     session_id: str | None = None
     context: tuple[SpokenTurn, ...] = ()
     known: tuple[KnownFact, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelFact:
+    """One statement a model read in a turn: what to do (``add`` a memory, ``update``
+    the known memory ``memory_id`` with this content, ``retire`` it, or nothing), and
+    the fact itself."""
+
+    turn: int
+    action: str
+    category: str
+    content: str
+    negative: bool = False
+    when: str | None = None
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelReading:
+    """What a model read in one call, and the tokens the call cost."""
+
+    facts: tuple[ModelFact, ...]
+    tokens: int

@@ -11,6 +11,7 @@ __all__ = [
     "ComponentFailure",
     "EmbeddingProvider",
     "EngineStatus",
+    "ExtractorStatus",
     "HealthReport",
     "KeywordTierStatus",
     "QdrantStatus",
@@ -68,6 +69,29 @@ class QdrantStatus(ApiModel):
     error: str | None = None
 
 
+class ExtractorStatus(ApiModel):
+    """Who learns from chats, and what the LLM extractor did since this process started."""
+
+    mode: str = Field(description="rules, llm or rules+llm (settings extractor)")
+    model: str | None = Field(None, description="The LLM extractor's model, when one is used")
+    endpoint: str | None = Field(
+        None, description="Where it is called: extractorBaseUrl, or null for the upstream"
+    )
+    daily_tokens: int = Field(description="Tokens the model may spend per API key per UTC day")
+    turns_read: int = Field(0, description="Turns of chats read since start")
+    turns_sent: int = Field(0, description="Of those, turns the cost gate sent to the model")
+    calls: int = 0
+    failed: int = Field(0, description="Calls that stored nothing: unreachable, slow, nonsense")
+    malformed: int = Field(0, description="Of the failed, answers that were not the schema")
+    over_budget: int = Field(0, description="Calls skipped: the key's daily tokens were spent")
+    suspicious: int = Field(
+        0, description="Facts dropped from turns that addressed the memory system itself"
+    )
+    facts: int = Field(0, description="Facts the model added to what the rules found")
+    dropped: int = Field(0, description="Facts of the model the checks turned away")
+    tokens: int = Field(0, description="Tokens the model spent since start")
+
+
 class EngineStatus(ApiModel):
     keyword_tier: KeywordTierStatus
     embedding_source: str | None = Field(description="The source retrieval would embed with")
@@ -89,6 +113,9 @@ class EngineStatus(ApiModel):
     remote_database: bool
     backends: BackendsStatus | None = Field(
         None, description="The memory backends: primary, fallbacks, each one's health"
+    )
+    extractor: ExtractorStatus | None = Field(
+        None, description="Who learns from chats (rules, a model, both) and at what cost"
     )
     failures: list[ComponentFailure] = Field(
         default_factory=list,

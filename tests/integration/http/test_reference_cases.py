@@ -1,0 +1,70 @@
+"""The reference system's own extraction test cases (English and Turkish), each played
+through the chat proxy with an API key of its own, as a user of the reference would see
+them: what the chat stores, checked the way the reference's tests check it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from engram import Config, MemorySettingsUpdate
+from engram.models import ApiKeyCreate, MemoryQuery
+from shared.http import create_app
+from tests.support.http import ADMIN_TOKEN
+from tests.support.upstream_stub import StubUpstream
+
+CASES = json.loads(
+    (Path(__file__).parents[2] / "data" / "reference_extraction_cases.json").read_text("utf-8")
+)["cases"]
+
+
+@pytest.fixture(scope="module")
+def stub():
+    with StubUpstream("Noted.") as upstream:
+        upstream.record = False
+        yield upstream
+
+
+@pytest.fixture
+def config(config, stub):
+    return config.model_copy(
+        update={"upstream_base_url": stub.url, "upstream_api_key": SecretStr("upstream")}
+    )
+
+
+@pytest.fixture
+def app(engine):
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    config = Config(db_url=engine.config.db_url, admin_token=SecretStr(ADMIN_TOKEN))
+    return create_app(config=config, engine=lambda: engine)
+
+
+def _holds(memory, expected) -> bool:
+    content = memory.content.lower() if expected.get("lower") else memory.content
+    return (
+        memory.metadata.get("category") == expected["category"]
+        and expected["contains"] in content
+        and ("type" not in expected or memory.type.value == expected["type"])
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_a_reference_case_through_the_proxy(engine, app, case):
+    key = engine.keys.create(ApiKeyCreate(name=case["id"]))
+    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
+        response = client.post(
+            "/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": case["text"]}]},
+        )
+    assert response.status_code == 200, response.text
+    engine.queues.extraction.drain()
+    stored = engine.memories.list_page(MemoryQuery(api_key_id=key.id, limit=50)).data
+    for expected in case["expect"]:
+        assert any(_holds(m, expected) for m in stored), (
+            expected,
+            [(m.metadata.get("category"), m.content) for m in stored],
+        )
