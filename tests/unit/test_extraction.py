@@ -635,7 +635,6 @@ def test_particles_second_tasks_fields_and_dropped_subjects(text, contents):
         "Change the font size to 14px.",
         "In this exercise, the budget is $200.",
         "Her baby is due 12 April.",
-        "Kakak saya pindah ke Surabaya.",
         "Teman saya alergi kacang.",
         "Otelde kalıyorum.",
     ],

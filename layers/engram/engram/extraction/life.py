@@ -526,7 +526,15 @@ def _parse(
         # Rome" is an experience, of no particular day.
         when = "d:0"
     exclusive_subject = _exclusive(category, verb.low, lows)
-    key = f"{category}:{exclusive_subject}" if exclusive_subject else None
+    key = (
+        (
+            "identity:location"
+            if exclusive_subject == "location"
+            else f"{category}:{exclusive_subject}"
+        )
+        if exclusive_subject
+        else None
+    )
     fact = make_fact(
         category,
         type_,
@@ -584,7 +592,7 @@ def _exclusive(category: str, verb: str, lows: list[str]) -> str | None:
         and verb in ("moved", "relocated", "live", "lives", "living")
         and ("to" in lows or "in" in lows)
     ):
-        return "residence"
+        return "location"  # the same fact as identity's "lives in X": one key for both
     if category == "work" and (
         (verb in ("work", "working", "works") and ("as" in lows or "at" in lows or "for" in lows))
         or ("job" in lows and verb in ("got", "started", "landed", "took", "accepted"))
