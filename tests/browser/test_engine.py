@@ -31,18 +31,28 @@ def test_tier_chips_and_embeddings_follow_the_engine_status(studio: Studio) -> N
     page = studio.sign_in().tab("engine").page
     page.wait_for_selector("#chips li")
     chips = page.locator("#chips li").all_inner_texts()
-    assert [c.split()[0] for c in chips] == ["FTS5", "libSQL", "Qdrant", "Rerank"]
+    assert [c.split()[0] for c in chips] == ["FTS5", "libSQL", "Qdrant", "Rerank", "Extractor"]
     assert chips[0].startswith("FTS5 active")
     assert chips[1].startswith("libSQL vectors active")
     assert chips[2].startswith("Qdrant off") and chips[3].startswith("Rerank off")
+    assert chips[4].startswith("Extractor active") and "rules" in chips[4]
     now = status(studio.server)
     embedding = page.inner_text("#embedding")
+    assert "rules: offline, no cost" in embedding
     assert now["vectorStore"]["signature"] in embedding
     assert "potion-base-8M" in embedding
     # Live: a change made elsewhere shows without a reload.
     studio.server.settings(rerankEnabled=True, rerankProviderModel="stub/rerank")
     expect(page.locator("#chips li").nth(3)).to_contain_text("Rerank active", timeout=12_000)
     studio.server.settings(rerankEnabled=False)
+    # Which extractor learns, and what it costs, follows the settings too.
+    studio.server.settings(
+        extractor="rules+llm", extractorModel="small-model", extractorDailyTokens=50000
+    )
+    expect(page.locator("#chips li").nth(4)).to_contain_text("rules+llm", timeout=12_000)
+    expect(page.locator("#embedding")).to_contain_text("50,000 tokens per key per day")
+    expect(page.locator("#embedding")).to_contain_text("small-model at the upstream")
+    studio.server.settings(extractor="rules")
     # The memory backends and their health.
     backends = page.locator("#backends li")
     assert backends.count() == 1 and "libsql" in backends.inner_text()

@@ -64,6 +64,7 @@ export async function status() {
     chip("libSQL vectors", !s.embeddingSource ? "off" : vs.active === "libsql" ? "on" : "idle", s.embeddingSource ? (vs.dimension ? `${vs.dimension}-d` : "no vectors yet") : "no embedder"),
     chip("Qdrant", !q.enabled ? "off" : q.healthy === false ? "bad" : "on", q.enabled ? `${q.mode}${q.error ? `: ${q.error}` : q.points !== null ? `, ${q.points} points` : ""}` : "not enabled"),
     chip("Rerank", s.rerankEnabled ? "on" : "off", s.rerankEnabled ? "remote rerank" : "not enabled"),
+    chip("Extractor", extractorState(s.extractor), s.extractor?.mode || "rules"),
   );
   $("#tiers-at").textContent = `live · ${new Date().toLocaleTimeString()}`;
   const provider = s.embeddingProviders.find((p) => p.source === s.embeddingSource);
@@ -76,11 +77,25 @@ export async function status() {
     ["Pending", `${vs.pendingReindex} of ${vs.totalMemories}`],
   ];
   if (s.embeddingUnavailable) pairs.push(["Unavailable", s.embeddingUnavailable]);
+  pairs.push(["Learning", learning(s.extractor)]);
   for (const f of s.failures) pairs.push([`${f.component} failing`, `${f.error} (${f.count}×, ${when(f.at)})`]);
   $("#embedding").replaceChildren(...pairs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
   progress(vs.totalMemories, vs.pendingReindex);
   backends(s.backends);
   return s;
+}
+
+function extractorState(x) {
+  if (!x || x.mode === "rules") return "on";
+  return x.failed && x.failed >= x.calls ? "bad" : "on";
+}
+
+// Which extractor learns from chats and what it costs: the rules are offline and free; a
+// model is called only for the turns the cost gate passes, within a daily token budget.
+function learning(x) {
+  if (!x || x.mode === "rules") return "rules: offline, no cost";
+  const budget = x.dailyTokens ? `${x.dailyTokens.toLocaleString()} tokens per key per day` : "no model calls (budget 0)";
+  return `${x.mode} · ${x.model} at ${x.endpoint || "the upstream"} · the cost gate sent ${x.turnsSent} of ${x.turnsRead} turns · ${x.calls} calls, ${x.failed} failed, ${x.tokens.toLocaleString()} tokens since start · ${budget}`;
 }
 
 function progress(total, pending) {

@@ -19,6 +19,9 @@ EXPECTED = {
     # 409 (a conflict to resolve) by raising ConflictError themselves.
     errors.DimensionMismatch: (503, "service_unavailable"),
     errors.BackendError: (503, "service_unavailable"),  # a remote memory backend failed
+    # The LLM extractor's model answered nonsense: learning goes on without it, off the
+    # response path; anything that asked it directly would be told the service failed.
+    errors.ModelOutputError: (503, "service_unavailable"),
     errors.UpstreamError: (502, "upstream_error"),
     errors.UpstreamTimeout: (504, "upstream_timeout"),
     errors.ConfigError: (500, "internal_error"),  # a deployment fault, not the caller's

@@ -56,6 +56,8 @@ class _Lists:
     epistemic: tuple[str, ...]
     assistant_verbs: frozenset[str]
     cheering: tuple[str, ...]
+    interjections: frozenset[str]
+    dangling: frozenset[str]
     requirement_words: frozenset[str]
     about_us: tuple[str, ...]
     vague_nouns: frozenset[str]
@@ -88,6 +90,8 @@ def _lists() -> _Lists:
         epistemic=tuple(q["epistemic"]),
         assistant_verbs=frozenset(q["assistant_verbs"]),
         cheering=tuple(q["cheering"]),
+        interjections=frozenset(q["interjections"]),
+        dangling=frozenset(q["dangling_verbs"]),
         requirement_words=frozenset(q["requirement_words"]),
         about_us=tuple(q["about_us"]),
         vague_nouns=frozenset(q["vague_nouns"]),
@@ -168,6 +172,10 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False
     if words[0] in lists.fragment_starts or words[-1] in lists.fragment_ends:
         return False
+    if len(words) >= 2 and words[-2] in ("to", "how") and words[-1] in lists.dangling:
+        return False  # "started teaching people how to make": what is made is cut
+    if fact.category in ("decision", "tech_preference") and words[-1] in lists.interjections:
+        return False  # "go with Yes": a reply is no choice
     if words[0] in lists.short_fragment_starts and len(words) <= 3:
         return False  # "in sports", but "on weekdays only 30 minutes for a workout" is whole
     if not meaningful:
@@ -243,4 +251,6 @@ def _directive(words: list[str], lists: _Lists) -> bool:
     said = " ".join(words)
     if any(said == c or said.startswith(c + " ") for c in lists.cheering):
         return False
+    if re.search(r"\bi (?:will|would|might|could)\b", said):
+        return False  # "there's a chance I will be visiting...": the user's own plans
     return any(word in lists.assistant_verbs for word in words[:8])
