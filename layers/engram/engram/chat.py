@@ -297,7 +297,10 @@ class ChatService:
             if not extract:
                 return
             try:
-                job = self.extraction_job(
+                # Off the event loop: redacting a long message takes milliseconds of CPU
+                # that other chats would wait for.
+                job = await asyncio.to_thread(
+                    self.extraction_job,
                     api_key_id,
                     body,
                     answer if prepared.read_answer else "",

@@ -268,14 +268,16 @@ def _covered(turn: SpokenTurn, ruled: Extraction) -> bool:
 def _asked(
     request: ExtractionRequest, sent: list[int], ruled: list[Extraction]
 ) -> ExtractionRequest:
-    """The request the model gets: only the turns sent, and what the rules just found
-    among the known memories (``new:`` ids), so that it adds only what is missing."""
+    """The request the model gets: only the turns sent (redacted again: nothing secret
+    leaves for the model), and what the rules just found among the known memories
+    (``new:`` ids), so that it adds only what is missing."""
     found = [
         KnownFact(f"new:{n}", fact.content, fact.category, fact.when)
         for n, fact in enumerate(f for e in ruled for f, _ in e.steps if f is not None)
     ]
     return replace(
         request,
-        turns=tuple(request.turns[i] for i in sent),
+        turns=tuple(replace(request.turns[i], text=redact(request.turns[i].text)) for i in sent),
+        context=tuple(replace(t, text=redact(t.text)) for t in request.context),
         known=tuple(request.known) + tuple(found),
     )

@@ -316,14 +316,14 @@ class MemoryService:
     def read(self, job: ExtractionJob) -> list[tuple[str, str | None, Extraction]]:
         """What each turn of ``job`` teaches, by the configured extractor: (whose words,
         the key of the stored turn they were said in, the extraction), turn by turn."""
-        turns = [
-            (t.role, redact(t.text), t.name, turn_key(job, i)) for i, t in enumerate(job.turns)
-        ]
+        # The turns as queued: the chat redacted them before queueing, and every extractor
+        # redacts what it reads again (``ports.Extractor``), in its own process if it has one.
+        turns = [(t.role, t.text, t.name, turn_key(job, i)) for i, t in enumerate(job.turns)]
         if job.text:
-            turns.append(("user", redact(job.text), None, None))
+            turns.append(("user", job.text, None, None))
         spoken = tuple(SpokenTurn(role, text, name) for role, text, name, _ in turns)
         at = job.at or from_millis(self.now_ms())
-        context = tuple(SpokenTurn(t.role, redact(t.text), t.name) for t in job.context)
+        context = tuple(SpokenTurn(t.role, t.text, t.name) for t in job.context)
         known: tuple[KnownFact, ...] = ()
         if self.related is not None and spoken and self.extractor.reconciles():
             about = "\n".join(t.text for t in spoken if t.role == "user") or spoken[-1].text
@@ -348,7 +348,7 @@ class MemoryService:
         """Learn the facts of ``text`` as said by ``role`` (idempotent: keys are stable)."""
         request = ExtractionRequest(
             owner=api_key_id,
-            turns=(SpokenTurn(role, redact(text)),),
+            turns=(SpokenTurn(role, text),),
             at=from_millis(self.now_ms()),
             session_id=session_id,
         )

@@ -578,7 +578,9 @@ class Extractor(Protocol):
     (a model that failed, answered late or answered nonsense) returns nothing for it,
     logs and counts that, and the job goes on. ``reconciles`` says whether it wants the
     owner's closest facts in the request (``ExtractionRequest.known``) to decide what a
-    new statement adds, updates or retires.
+    new statement adds, updates or retires. Turns arrive as queued (redacted by whoever
+    queued them); an extractor redacts what it reads again before reading or sending it
+    anywhere, so a secret never becomes a fact whatever produced the job.
     """
 
     def extract(self, request: ExtractionRequest) -> list[Extraction]: ...

@@ -136,16 +136,135 @@ def _labelled(match: re.Match[str]) -> str:
     return f"{match.group('label')}{match.group('sep')}{REDACTED}{tail}"
 
 
+# A long text is redacted a piece at a time, cut after a sentence or a line: no secret
+# spans a sentence end, and each expression then holds the interpreter for milliseconds,
+# not for the whole message (a server redacting a 64 KiB message before queueing it keeps
+# answering other chats meanwhile). A private key block spans lines: it is taken first.
+_PIECE_CHARS = 4096
+_PIECE_END = re.compile(r"(?<=[.!?\n])\s")
+_PRIVATE_KEY = re.compile(_TOKEN_SHAPES[0])
+
+
+def _pieces(text: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > _PIECE_CHARS:
+        cut = -1
+        for match in _PIECE_END.finditer(text, start + _PIECE_CHARS // 2, start + _PIECE_CHARS):
+            cut = match.end()
+        if cut <= start:
+            break  # no sentence end near: the rest is read whole
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
 def redact(text: str) -> str:
     """``text`` with every secret-shaped value replaced by ``[REDACTED]``."""
     if not text:
         return text
-    text = _SHAPES.sub(REDACTED, text)
-    text = _ASSIGNED.sub(lambda m: m.group(0)[: m.start("value") - m.start()] + REDACTED, text)
-    text = _LOGIN_PAIR.sub(lambda m: m.group(0)[: m.start("value") - m.start()] + REDACTED, text)
-    text = _AWS_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
-    text = _LABELLED.sub(_labelled, text)
+    if len(text) > 2 * _PIECE_CHARS:
+        if "-----BEGIN" in text:
+            text = _PRIVATE_KEY.sub(REDACTED, text)
+        return "".join(_redact(piece) for piece in _pieces(text))
+    return _redact(text)
+
+
+# What each expression needs to find anything (a plain substring test is far cheaper
+# than trying the expression at every position of an ordinary sentence).
+_SHAPE_MARKS = (
+    "-----begin",
+    "sk-",
+    "rk_",
+    "sk_",
+    "pk_",
+    "xai-",
+    "gsk_",
+    "hf_",
+    "aiza",
+    "gh",
+    "npm_",
+    "glpat-",
+    "xox",
+    "hooks.slack.com",
+    "akia",
+    "asia",
+    "agpa",
+    "aida",
+    "aroa",
+    "anpa",
+    "anva",
+    "aipa",
+    "eyj",
+    "egm_",
+    "bearer",
+    "sg.",
+    "pypi-",
+    "_v1_",
+    "os_v2_app_",
+    "key-",
+    "ac",
+    "sk",
+    "shp",
+    "glrt-",
+    "r8_",
+    "dp.",
+    "sk.",
+    "pk.",
+    "akid",
+)
+_LABEL_MARKS = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "pin",
+    "cvv",
+    "cvc",
+    "sid",
+)
+_LOGIN_MARKS = ("login", "credential", "creds", "username", "user")
+_RUN = re.compile(r"[A-Za-z0-9_\-+/=]{24}")
+
+
+# Every shape has at least 16 characters of key material in one run, but a bearer token
+# and a private key block: a text without such a run has none of the shapes.
+_KEY_RUN = re.compile(r"[^\s.,;:!?'\"()]{16}")
+_ASSIGN_MARKS = (
+    "token",
+    "secret",
+    "passw",
+    "pwd",
+    "key",
+    "auth",
+    "credential",
+    "dsn",
+)
+
+
+def _redact(text: str) -> str:
+    low = text.lower()
+    if (_KEY_RUN.search(text) or "bearer" in low or "-----begin" in low) and any(
+        mark in low for mark in _SHAPE_MARKS
+    ):
+        text = _SHAPES.sub(REDACTED, text)
+    if ("=" in text or ":" in text) and any(mark in low for mark in _ASSIGN_MARKS):
+        text = _ASSIGNED.sub(lambda m: m.group(0)[: m.start("value") - m.start()] + REDACTED, text)
+    if any(mark in low for mark in _LOGIN_MARKS):
+        text = _LOGIN_PAIR.sub(
+            lambda m: m.group(0)[: m.start("value") - m.start()] + REDACTED, text
+        )
+    if "aws" in low:
+        text = _AWS_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
+    if "://" in text and "@" in text:
+        text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
+    if any(mark in low for mark in _LABEL_MARKS):
+        text = _LABELLED.sub(_labelled, text)
+    if _RUN.search(text) is None:
+        return text
     return _RANDOM.sub(REDACTED, text)
 
 

@@ -40,6 +40,7 @@ from .adapters.libsql import (
 )
 from .adapters.libsql.migrate import applied_versions
 from .adapters.llm_extractor import HttpExtractionModel
+from .adapters.process_extractor import OutOfProcess
 from .adapters.queues import InlineQueue, InProcessQueue, SqsQueue
 from .adapters.rerank import RerankerFactory
 from .adapters.upstream import HttpUpstream, MissingUpstream
@@ -67,6 +68,7 @@ from .ports import (
     BackendFactory,
     EmbedderCatalog,
     ExtractionModel,
+    Extractor,
     JobQueue,
     PointStore,
     Upstream,
@@ -251,9 +253,15 @@ def open_engine(
         failed=lambda message: failures.failed("retrieval stats", message),
         recovered=lambda: failures.recovered("retrieval stats"),
     )
+    # The local server reads messages in a process of its own: the rules' CPU work would
+    # otherwise take the interpreter that serves every tenant's chats.
+    rules: Extractor = RuleExtractor()
+    reader: OutOfProcess | None = None
+    if jobs == "auto" and isinstance(queues.extraction, InProcessQueue):
+        rules = reader = OutOfProcess(rules)
     extractor = ChosenExtractor(
         settings.get,
-        RuleExtractor(),
+        rules,
         extraction_model or _extraction_model(config),
         ExtractorUsageRepository(db),
         ModelRules(worth_reading, suspicious, directive, acceptable),
@@ -351,6 +359,7 @@ def open_engine(
         # to the caller, who closes it.
         closers=(
             extractor.close,  # a model call under way fails at once: nobody waits for it
+            *((reader.close,) if reader is not None else ()),
             *(
                 q.close
                 for q in (queues.extraction, queues.embedding)

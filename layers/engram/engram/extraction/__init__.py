@@ -32,6 +32,7 @@ from ..models.facts import (
 from ..models.facts import (
     ExtractionRequest as _ExtractionRequest,
 )
+from ..redaction import redact as _redact
 from .common import Step as _Step
 from .dates import resolve as _resolve
 from .english import read_clause as _read_clause
@@ -77,7 +78,7 @@ class RuleExtractor:
         return False
 
     def extract(self, request: _ExtractionRequest) -> list[Extraction]:
-        return [extract(turn.text, request.at) for turn in request.turns]
+        return [extract(_redact(turn.text), request.at) for turn in request.turns]
 
 
 def _correcting(steps: list[_Step]) -> list[_Step]:

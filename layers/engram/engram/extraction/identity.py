@@ -580,7 +580,7 @@ _RULES: list[tuple[str, rx.Rule, str]] = [
 ]
 _NOT_NAMES = frozenset(
     "sorry sure fine good great okay ok glad happy sad tired here back done ready new not "
-    "looky lookie lookee hey well wow yay phew ugh yikes "
+    "hey well wow yay phew ugh yikes "
     "just also still going trying working looking thinking learning using building so very "
     "really in on at from a an the excited afraid confused curious interested stuck same "
     "nothing everything something someone everyone anyone nobody none it this that "
