@@ -266,6 +266,7 @@ class _Tables:
     years: frozenset[str]
     named: frozenset[str]
     times: tuple[tuple[tuple[str, ...], str], ...]
+    time_starts: frozenset[str]
     templates: dict[str, str]
 
 
@@ -294,6 +295,7 @@ def _tables() -> _Tables:
         years=frozenset(raw["years"]),
         named=frozenset(raw["named"]),
         times=tuple(sorted(times, key=lambda v: len(v[0]), reverse=True)),
+        time_starts=frozenset(n[0] for n, _ in times),
         templates=dict(raw["templates"]),
     )
 
@@ -327,7 +329,11 @@ def _read_life(clause: str) -> list[Step]:
     kept: list[str] = []
     k = 0
     while k < len(lows):  # time words are the fact's date, not its words
-        hit = next(((n, spec) for n, spec in t.times if _starts(lows, k, n)), None)
+        hit = (
+            next(((n, spec) for n, spec in t.times if _starts(lows, k, n)), None)
+            if lows[k] in t.time_starts
+            else None
+        )
         if hit:
             when, k = hit[1], k + len(hit[0])
             continue

@@ -187,8 +187,11 @@ def _effect(clause: str, words: list[_Word], t: Tables) -> list[Step]:
     "that", "you"), at most a few words."""
     markers = t.effect_markers
     low = [w.low for w in words]
-    for k in range(1, len(words)):
+    # The thing is at most a few words: only the first places can start a marker.
+    for k in range(1, min(len(words), t.effect_subject_limit + 1)):
         split = low[k - 1].endswith("'s") or low[k - 1].endswith("\u2019s")
+        if low[k] not in t.effect_openers and not (split and low[k] in t.effect_openers_split):
+            continue
         for marker in markers:
             said = marker[1:] if split and marker[0] == "is" else marker
             if tuple(low[k : k + len(said)]) != said:

@@ -45,6 +45,8 @@ class Tables:
     effect_markers: tuple[tuple[str, ...], ...]
     effect_subject_limit: int
     effect_first_person_only: frozenset[str]
+    effect_openers: frozenset[str]  # the first word of each marker
+    effect_openers_split: frozenset[str]  # ... after "painting's": the word after "is"
     copula_frame_list: tuple[tuple[str, ...], ...]
     past_phrases: dict[tuple[str, ...], str]
     past_phrase_list: tuple[tuple[str, ...], ...]
@@ -101,6 +103,10 @@ def tables(language: str = "en") -> Tables:
         effect_markers=_phrases(raw["effects"]["markers"]),
         effect_subject_limit=int(raw["effects"]["subject_limit"]),
         effect_first_person_only=frozenset(raw["effects"]["first_person_only"]),
+        effect_openers=frozenset(m.split()[0] for m in raw["effects"]["markers"]),
+        effect_openers_split=frozenset(
+            m.split()[1] for m in raw["effects"]["markers"] if m.startswith("is ")
+        ),
         copula_frame_list=_phrases(list(raw["copula_frames"])),
         past_phrases={tuple(k.split()): v for k, v in raw["past_phrases"].items()},
         past_phrase_list=_phrases(list(raw["past_phrases"])),

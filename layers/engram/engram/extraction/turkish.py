@@ -272,6 +272,8 @@ def read_turkish(clause: str) -> list[Step]:
 @dataclass(frozen=True)
 class _Tables:
     verbs: tuple[tuple[tuple[str, ...], str], ...]  # (verb phrase, kind), longest first
+    # The phrases by their first word: a part's words are each looked up once.
+    verb_starts: dict[str, tuple[tuple[tuple[str, ...], str], ...]]
     labels: tuple[tuple[tuple[str, ...], str], ...]
     frequency: dict[str, str]
     better: tuple[tuple[str, ...], ...]
@@ -288,8 +290,13 @@ def _tables() -> _Tables:
         found = [(tuple(p.split()), kind) for kind, ps in table.items() for p in ps]
         return tuple(sorted(found, key=lambda f: len(f[0]), reverse=True))
 
+    verbs = phrases(raw["verbs"])
+    starts: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for phrase, kind in verbs:
+        starts.setdefault(phrase[0], []).append((phrase, kind))
     return _Tables(
-        verbs=phrases(raw["verbs"]),
+        verbs=verbs,
+        verb_starts={k: tuple(v) for k, v in starts.items()},
         labels=phrases(raw["labels"]),
         frequency=dict(raw["frequency"]),
         better=tuple(tuple(p.split()) for p in raw["better_to_me"]),
@@ -318,8 +325,9 @@ def _labelled(clause: str) -> list[Step]:
     head, colon, tail = clause.partition(":")
     words = _words(head)
     lows = [_lower(w) for w in words]
+    labels = {phrase[0] for phrase, _ in t.labels}
     for phrase, kind in t.labels:
-        for i in range(len(lows)):
+        for i in (k for k, low in enumerate(lows) if low in labels and low == phrase[0]):
             if not _at(lows, i, phrase):
                 continue
             rest = tail if colon else " ".join(words[i + len(phrase) :])
@@ -338,35 +346,41 @@ def _verb_final(part: str) -> list[Step]:
     t = _tables()
     words = _words(part)
     lows = [_lower(w) for w in words]
-    for phrase, kind in t.verbs:
-        for i in range(len(lows)):
-            if not _at(lows, i, phrase):
-                continue
-            before = words[:i]
-            adverb = ""
-            for k, word in enumerate(lows[:i]):
-                joined = " ".join(lows[k : k + 2])
-                if joined in t.frequency or word in t.frequency:
-                    adverb = t.frequency.get(joined) or t.frequency[word]
-            if adverb and kind in ("pattern", "tech_preference", "decision"):
-                # "Genelde functional component kullanırım": a habit, said as it is said
-                kept = [w for w in words if _lower(w) not in t.frequency and _lower(w) != "ben"]
-                content = " ".join(w for w in kept if not _is_frequency(w, t))
-                return _fact_of("pattern", content, f"{adverb} ")
-            whole = kind in ("requirement", "constraint", "pattern")
-            value = _value(before, t, whole=whole)
-            if not value:
-                return []
-            if kind == "switch":
-                old = next((strip_case_suffix(w) for w in before if _ablative(w)), "")
-                new = " ".join(strip_case_suffix(w) for w in before if not _ablative(w))
-                return _switch(new or value, old)
-            verb = " ".join(lows[i : i + len(phrase)])
-            if kind == "constraint":
-                lead = "stuck with" if "mecbur" in verb else "cannot use"
-                return _fact_of(kind, value, f"{lead} ")
-            return _fact_of(kind, value, "")
-    return []
+    found = (
+        (i, phrase, kind)
+        for i, low in enumerate(lows)
+        for phrase, kind in t.verb_starts.get(low, ())
+        if _at(lows, i, phrase)
+    )
+    # The longest verb phrase wins ("geçmeye karar verdim" over "karar verdim").
+    best = max(found, key=lambda f: len(f[1]), default=None)
+    if best is None:
+        return []
+    i, phrase, kind = best
+    before = words[:i]
+    adverb = ""
+    for k, word in enumerate(lows[:i]):
+        joined = " ".join(lows[k : k + 2])
+        if joined in t.frequency or word in t.frequency:
+            adverb = t.frequency.get(joined) or t.frequency[word]
+    if adverb and kind in ("pattern", "tech_preference", "decision"):
+        # "Genelde functional component kullanırım": a habit, said as it is said
+        kept = [w for w in words if _lower(w) not in t.frequency and _lower(w) != "ben"]
+        content = " ".join(w for w in kept if not _is_frequency(w, t))
+        return _fact_of("pattern", content, f"{adverb} ")
+    whole = kind in ("requirement", "constraint", "pattern")
+    value = _value(before, t, whole=whole)
+    if not value:
+        return []
+    if kind == "switch":
+        old = next((strip_case_suffix(w) for w in before if _ablative(w)), "")
+        new = " ".join(strip_case_suffix(w) for w in before if not _ablative(w))
+        return _switch(new or value, old)
+    verb = " ".join(lows[i : i + len(phrase)])
+    if kind == "constraint":
+        lead = "stuck with" if "mecbur" in verb else "cannot use"
+        return _fact_of(kind, value, f"{lead} ")
+    return _fact_of(kind, value, "")
 
 
 def _is_frequency(word: str, t: _Tables) -> bool:
