@@ -137,6 +137,17 @@ _PORT = "(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}
 _ENDPOINT = f"^\\s*(https?://[A-Za-z0-9.-]+{_PORT}(/[^?#\\s]*)?)?\\s*$"
 
 
+# A user-configured endpoint (remote embeddings, the LLM extractor): its schema states
+# what the URL policy accepts; the policy itself checks it on the way in.
+EndpointUrl = Annotated[
+    OptionalText,
+    WithJsonSchema(
+        {"anyOf": [{"type": "string", "maxLength": 2048, "pattern": _ENDPOINT}, {"type": "null"}]},
+        mode="validation",
+    ),
+]
+
+
 class MemorySettings(ApiModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -168,18 +179,7 @@ class MemorySettings(ApiModel):
     store_conversation: StrictBool = False
     embedding_source: Literal["auto", "remote", "static", "transformers"] = "auto"
     embedding_provider_model: OptionalText = None
-    custom_base_url: Annotated[
-        OptionalText,
-        WithJsonSchema(
-            {
-                "anyOf": [
-                    {"type": "string", "maxLength": 2048, "pattern": _ENDPOINT},
-                    {"type": "null"},
-                ]
-            },
-            mode="validation",
-        ),
-    ] = None
+    custom_base_url: EndpointUrl = None
     custom_model_id: OptionalText = None
     transformers_enabled: StrictBool = False
     # On by default, unlike the reference: the static model is local, free and fast,
@@ -192,18 +192,7 @@ class MemorySettings(ApiModel):
     extractor: Literal["rules", "llm", "rules+llm"] = "rules"
     # The model's endpoint (the upstream's when unset) and name; its key is the
     # deployment's ENGRAM_EXTRACTOR_API_KEY (or, for the upstream, the upstream's key).
-    extractor_base_url: Annotated[
-        OptionalText,
-        WithJsonSchema(
-            {
-                "anyOf": [
-                    {"type": "string", "maxLength": 2048, "pattern": _ENDPOINT},
-                    {"type": "null"},
-                ]
-            },
-            mode="validation",
-        ),
-    ] = None
+    extractor_base_url: EndpointUrl = None
     extractor_model: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     # Tokens (prompt and answer) the model may spend per API key per UTC day; 0: none.
     extractor_daily_tokens: Annotated[int, Field(ge=0, le=100_000_000), JSON_INT] = 200_000
