@@ -20,6 +20,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ValidationError
 
+from engram.errors import log_safe
+
 from .observability import logger, metrics, tracer
 
 __all__ = ["InvalidJob", "parse_job", "sqs_batch_handler"]
@@ -42,7 +44,11 @@ def parse_job(record: SQSRecord, model: type[M]) -> M:
 
 def sqs_batch_handler(
     record_handler: Callable[[SQSRecord], Any],
+    *,
+    read_ahead: Callable[[list[SQSRecord]], Any] | None = None,
 ) -> Callable[[dict[str, Any], LambdaContext], dict[str, Any]]:
+    """A Lambda handler for an SQS batch: ``read_ahead`` (when given) sees every record
+    first, then ``record_handler`` takes each one; a record fails alone."""
     # With ReportBatchItemFailures, listing every record is the same as failing the batch,
     # without recording a function error for one poison message alone in its batch.
     processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
@@ -51,6 +57,11 @@ def sqs_batch_handler(
     @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context
     def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        if read_ahead is not None:
+            try:
+                read_ahead([SQSRecord(r) for r in event.get("Records", [])])
+            except Exception as exc:  # each record is then handled on its own, as without it
+                logger.warning("the batch was not read ahead: %s", log_safe(exc))
         response = process_partial_response(
             event=event, record_handler=record_handler, processor=processor, context=context
         )

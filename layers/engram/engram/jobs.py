@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Sequence
 
 from .errors import log_safe
 from .health import FailureLog
@@ -11,6 +12,8 @@ from .models import EmbeddingJob, ExtractionJob, ExtractionOutcome, Job
 from .vectors import VectorService
 
 __all__ = ["JobService"]
+
+log = logging.getLogger(__name__)
 
 
 class JobService:
@@ -38,6 +41,18 @@ class JobService:
             raise
         self.failures.recovered(component)
         return done
+
+    def read_ahead(self, jobs: Sequence[Job]) -> int:
+        """Before a batch of jobs is handled one by one: read the chat exchanges of each
+        session together (one model call, not one each). Never raises: a job whose
+        exchange was not read ahead is read when it is handled."""
+        try:
+            return self.memories.reader.read_ahead(
+                [job for job in jobs if isinstance(job, ExtractionJob)]
+            )
+        except Exception as exc:
+            log.warning("jobs not read ahead: %s", log_safe(exc))
+            return 0
 
     def extraction(self, job: ExtractionJob) -> ExtractionOutcome:
         """Store the facts of one chat exchange (once) in the primary backend; libSQL then

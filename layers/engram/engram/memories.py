@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from .conversation import turn_key, turn_memories
+from .conversation import turn_memories
 from .errors import EngramError, InvalidInputError
 from .health import FailureLog
 from .learning import Learned, learn
@@ -51,6 +51,7 @@ from .ports import (
     RetrievalStats,
     UnitOfWork,
 )
+from .reading import ExchangeReader, Read
 from .redaction import redact, redact_value
 
 __all__ = ["HEALTH_OWNER", "MemoryService", "derive_key", "prepare_write"]
@@ -88,7 +89,7 @@ class MemoryService:
         # What learns from a chat (settings.extractor), and, for one that reconciles, the
         # owner's closest facts to a text (``related(owner, text)``).
         self.extractor = extractor
-        self.related = related
+        self.reader = ExchangeReader(extractor, now_ms, related)
         self.store = store
         self.history = history
         self.ledger = ledger
@@ -313,34 +314,10 @@ class MemoryService:
             retired=list(retired.ids),
         )
 
-    def read(self, job: ExtractionJob) -> list[tuple[str, str | None, Extraction]]:
+    def read(self, job: ExtractionJob) -> Read:
         """What each turn of ``job`` teaches, by the configured extractor: (whose words,
         the key of the stored turn they were said in, the extraction), turn by turn."""
-        # The turns as queued: the chat redacted them before queueing, and every extractor
-        # redacts what it reads again (``ports.Extractor``), in its own process if it has one.
-        turns = [(t.role, t.text, t.name, turn_key(job, i)) for i, t in enumerate(job.turns)]
-        if job.text:
-            turns.append(("user", job.text, None, None))
-        spoken = tuple(SpokenTurn(role, text, name) for role, text, name, _ in turns)
-        at = job.at or from_millis(self.now_ms())
-        context = tuple(SpokenTurn(t.role, t.text, t.name) for t in job.context)
-        known: tuple[KnownFact, ...] = ()
-        if self.related is not None and spoken and self.extractor.reconciles():
-            about = "\n".join(t.text for t in spoken if t.role == "user") or spoken[-1].text
-            known = tuple(self.related(job.api_key_id, about))
-        request = ExtractionRequest(
-            owner=job.api_key_id,
-            turns=spoken,
-            at=at,
-            session_id=job.session_id,
-            context=context,
-            known=known,
-        )
-        extractions = self.extractor.extract(request)
-        return [
-            (role, said_in, extraction)
-            for (role, _, _, said_in), extraction in zip(turns, extractions, strict=True)
-        ]
+        return self.reader.read(job)
 
     def extract_and_store(
         self, api_key_id: str, text: str, session_id: str | None = None, role: str = "user"

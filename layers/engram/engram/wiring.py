@@ -126,13 +126,22 @@ class _Late:
         assert self.engine is not None, "a job arrived before the engine was built"
         return self.engine.jobs.handle(job)
 
+    def read_ahead(self, jobs: list[Job]) -> object:
+        assert self.engine is not None, "jobs arrived before the engine was built"
+        return self.engine.jobs.read_ahead(jobs)
+
 
 def _queue(config: Config, url: str | None, mode: JobMode, late: _Late) -> JobQueue:
     if url:
         return SqsQueue(url, endpoint_url=config.aws_endpoint_url)
     if mode == "inline" or (mode == "auto" and config.in_lambda):
         return InlineQueue(late)
-    return InProcessQueue(late, autostart=mode == "auto", maxsize=0 if mode == "manual" else 10_000)
+    return InProcessQueue(
+        late,
+        read_ahead=late.read_ahead,
+        autostart=mode == "auto",
+        maxsize=0 if mode == "manual" else 10_000,
+    )
 
 
 def _upstream(config: Config) -> Upstream:

@@ -251,3 +251,24 @@ def test_every_engram_variable_in_the_template_is_a_setting():
         unknown = {n for n in function.environment if n.startswith("ENGRAM_")} - settings
         assert not unknown, (logical_id, unknown)
     assert FUNCTIONS["ChatProxyFunction"].environment["ENGRAM_KEYWORD_CACHE_MB"] == "128"
+
+
+def test_only_the_extraction_worker_reads_the_extractor_key_and_it_may_batch():
+    worker = FUNCTIONS["ExtractionWorkerFunction"]
+    key = {
+        "Fn::If": ["WithExtractorKey", {"Ref": "ExtractorApiKeySecret"}, {"Ref": "AWS::NoValue"}]
+    }
+    assert worker.environment["ENGRAM_EXTRACTOR_API_KEY_SECRET"] == {"Ref": "ExtractorApiKeySecret"}
+    (statement,) = [
+        s
+        for policy in worker.properties["Policies"]
+        for s in (policy.get("Statement", []) if isinstance(policy, dict) else [])
+        if s.get("Sid") == "ReadItsSecrets"
+    ]
+    assert key in statement["Resource"]
+    others = [f for i, f in FUNCTIONS.items() if i != "ExtractionWorkerFunction"]
+    assert all("ENGRAM_EXTRACTOR_API_KEY_SECRET" not in f.environment for f in others)
+    assert "ExtractorApiKeySecret" not in json.dumps([f.properties for f in others])
+    jobs = worker.properties["Events"]["Jobs"]["Properties"]
+    assert jobs["MaximumBatchingWindowInSeconds"] == {"Ref": "ExtractionBatchWindowSeconds"}
+    assert TEMPLATE.parameter_defaults()["ExtractionBatchWindowSeconds"] == "0"

@@ -428,3 +428,106 @@ def test_closing_the_engine_does_not_wait_for_a_model(config, clock, scripted, k
         worker.close()
         took = time.monotonic() - started
     assert took < 5, f"closing waited {took:.1f} s for the model"  # the model sleeps 60 s
+
+
+def chat(client, text, session=None):
+    headers = {"x-engram-session-id": session} if session else {}
+    response = client.post(
+        "/v1/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": text}]},
+        headers=headers,
+    )
+    assert response.status_code == 200, response.text
+
+
+def test_a_sessions_exchanges_queued_together_are_read_in_one_call(engine, scripted, client, key):
+    llm(engine, scripted)
+    scripted.script(
+        {
+            "memories": [
+                memory(turn=0, content="adopted a rescue cat named Biscuit"),
+                memory(turn=1, category="home", content="lives in Manchester"),
+                memory(turn=2, category="learning", content="is learning Japanese"),
+            ]
+        }
+    )
+    said = [
+        "We adopted a rescue cat last weekend, called Biscuit",
+        "We just moved to Manchester for my partner's job",
+        "Also I'm learning Japanese, 200 days in a row now",
+    ]
+    for text in said:
+        chat(client, text, session="trip-planning")
+    assert engine.queues.extraction.drain() == 3
+
+    (request,) = scripted.requests()  # one call for the three exchanges
+    data = json.loads(request["body"]["messages"][1]["content"])
+    assert [t["text"] for t in data["turns"]] == said
+    stored = {m.content: m for m in facts(engine, key)}
+    assert set(stored) == {
+        "adopted a rescue cat named Biscuit",
+        "lives in Manchester",
+        "is learning Japanese",
+    }
+    assert {m.session_id for m in stored.values()} == {"trip-planning"}
+    # Each exchange was still learnt once, as its own job: delivered again, nothing is read.
+    assert engine.queues.extraction.drain() == 0
+    assert len(scripted.requests()) == 1
+
+
+def test_exchanges_of_different_sessions_or_none_are_read_apart(engine, scripted, client):
+    llm(engine, scripted)
+    chat(client, "We adopted a rescue cat called Biscuit", session="one")
+    chat(client, "We just moved to Manchester", session="two")
+    chat(client, "I'm learning Japanese")
+    chat(client, "I drive a 2012 Honda Civic")
+    assert engine.queues.extraction.drain() == 4
+    turns = sorted(
+        tuple(t["text"] for t in json.loads(r["body"]["messages"][1]["content"])["turns"])
+        for r in scripted.requests()
+    )
+    assert turns == [
+        ("I drive a 2012 Honda Civic",),
+        ("I'm learning Japanese",),
+        ("We adopted a rescue cat called Biscuit",),
+        ("We just moved to Manchester",),
+    ]
+
+
+def test_a_failed_reading_of_a_batch_stores_nothing_of_it_and_the_chats_went_on(
+    engine, scripted, client, key
+):
+    llm(engine, scripted)
+    scripted.script({"status": 500})
+    chat(client, "We adopted a rescue cat called Biscuit", session="s")
+    chat(client, "We just moved to Manchester", session="s")
+    assert engine.queues.extraction.drain() == 2
+    assert len(scripted.requests()) == 1  # the batch's one call failed; no call per job
+    assert facts(engine, key) == []
+    assert engine.status.report().extractor.failed == 1
+
+
+def test_facts_a_model_writes_in_the_third_person_are_kept(engine, scripted, client, key):
+    llm(engine, scripted)
+    scripted.script(
+        {
+            "memories": [
+                memory(category="health", content="is vegetarian"),
+                memory(category="health", content="is allergic to peanuts"),
+                memory(category="learning", content="is learning Japanese"),
+                memory(category="work", content="was promoted to team lead", when="2026-11"),
+            ]
+        }
+    )
+    say(
+        client,
+        engine,
+        "I'm vegetarian and allergic to peanuts. I'm learning Japanese, and I was"
+        " promoted to team lead this month!",
+    )
+    assert {m.content for m in facts(engine, key)} == {
+        "is vegetarian",
+        "is allergic to peanuts",
+        "is learning Japanese",
+        "was promoted to team lead",
+    }

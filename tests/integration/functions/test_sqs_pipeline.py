@@ -9,10 +9,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from engram import Config, open_engine, reset_engines
+from engram import Config, MemorySettingsUpdate, open_engine, reset_engines
 from engram.adapters.queues import SqsQueue
 from engram.models import ExtractionJob, MemoryQuery
 from tests.support.lambda_support import LambdaContext, load_event, load_function
+from tests.support.scripted_llm import scripted_model
 
 REGION = "eu-west-1"
 
@@ -185,3 +186,58 @@ def test_the_embedding_worker_stores_vectors_for_a_sample_event(monkeypatch, db_
     assert worker.handler(event, LambdaContext()) == {"batchItemFailures": []}  # idempotent
     engine.close()
     reset_engines()
+
+
+def test_a_batchs_exchanges_of_one_session_are_read_in_one_model_call(
+    aws, queues, worker, db_path, monkeypatch
+):
+    monkeypatch.setenv("ENGRAM_EXTRACTOR_API_KEY", "extractor-secret")
+    with scripted_model() as model:
+        setup = open_engine(Config(db_url=f"file:{db_path}"))
+        setup.settings.update(
+            MemorySettingsUpdate.model_validate(
+                {"extractor": "llm", "extractorBaseUrl": model.url, "extractorModel": "small"}
+            )
+        )
+        setup.close()
+        reset_engines()
+        model.script(
+            {
+                "memories": [
+                    {
+                        "turn": 0,
+                        "action": "add",
+                        "category": "pet",
+                        "negative": False,
+                        "content": "adopted a rescue cat named Biscuit",
+                        "when": None,
+                        "memory_id": None,
+                    },
+                    {
+                        "turn": 1,
+                        "action": "add",
+                        "category": "home",
+                        "negative": False,
+                        "content": "lives in Manchester",
+                        "when": None,
+                        "memory_id": None,
+                    },
+                ]
+            }
+        )
+        sender = SqsQueue(queues["main"])
+        sender.send(job("chat-1", "We adopted a rescue cat called Biscuit"))
+        aws.send_message(QueueUrl=queues["main"], MessageBody="this is not a job")
+        sender.send(job("chat-2", "We just moved to Manchester"))
+        response = poll(aws, queues["main"], worker)
+        assert response is not None and len(response["batchItemFailures"]) == 1  # the poison
+        (request,) = model.requests()
+        turns = json.loads(request["body"]["messages"][1]["content"])["turns"]
+    assert [t["text"] for t in turns] == [
+        "We adopted a rescue cat called Biscuit",
+        "We just moved to Manchester",
+    ]
+    assert {m.content for m in memories(db_path)} == {
+        "adopted a rescue cat named Biscuit",
+        "lives in Manchester",
+    }

@@ -43,18 +43,31 @@ class InlineQueue:
 RETRY_DELAYS_S = (1.0, 5.0)
 
 
+# Jobs taken from the queue at once, as an SQS batch would bring them: ``read_ahead``
+# sees them together before each is handled.
+BATCH = 10
+
+
 class InProcessQueue:
     """Jobs handled off the request path by one daemon thread of this process.
 
     The local stack starts the thread on the first job; tests pass ``autostart=False``
     and call :meth:`drain` to process what was queued, deterministically (a failed job
-    is then tried again at the end of the same drain, without waiting).
+    is then tried again at the end of the same drain, without waiting). What is queued
+    is taken up to ``BATCH`` at a time and given to ``read_ahead`` (when there is one)
+    before each job is handled, as the SQS workers do with a batch.
     """
 
     def __init__(
-        self, handle: Callable[[Job], Any], *, autostart: bool = True, maxsize: int = 10_000
+        self,
+        handle: Callable[[Job], Any],
+        *,
+        read_ahead: Callable[[list[Job]], Any] | None = None,
+        autostart: bool = True,
+        maxsize: int = 10_000,
     ) -> None:
         self._handle = handle
+        self._read_ahead = read_ahead
         self._autostart = autostart
         self._jobs: queue.Queue[Job | None] = queue.Queue(maxsize=maxsize)
         self._attempts: dict[str, int] = {}
@@ -81,12 +94,12 @@ class InProcessQueue:
         done = 0
         while True:
             try:
-                job = self._jobs.get_nowait()
+                first = self._jobs.get_nowait()
             except queue.Empty:
                 return done
-            if job is not None:
-                self._run_one(job)
-                done += 1
+            batch, _ = self._batch(first)
+            self._run(batch)
+            done += len(batch)
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Stop taking jobs and let the worker finish those queued (up to ``timeout_s``),
@@ -108,7 +121,36 @@ class InProcessQueue:
                 self._thread.start()
 
     def _work(self) -> None:
-        while (job := self._jobs.get()) is not None:
+        stop = False
+        while not stop:
+            batch, stop = self._batch(self._jobs.get())
+            self._run(batch)
+
+    def _batch(self, first: Job | None) -> tuple[list[Job], bool]:
+        """``first`` and what else is queued now (up to ``BATCH``); True once the stop
+        mark was taken (it is queued after every job: nothing follows it)."""
+        if first is None:
+            self._jobs.task_done()
+            return [], True
+        batch = [first]
+        while len(batch) < BATCH:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if job is None:
+                self._jobs.task_done()
+                return batch, True
+            batch.append(job)
+        return batch, False
+
+    def _run(self, batch: list[Job]) -> None:
+        if len(batch) > 1 and self._read_ahead is not None:
+            try:
+                self._read_ahead(batch)
+            except Exception as exc:  # each job is read on its own then
+                log.warning("background jobs not read ahead: %s", log_safe(exc))
+        for job in batch:
             self._run_one(job)
 
     def _run_one(self, job: Job) -> None:
