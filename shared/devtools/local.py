@@ -40,7 +40,7 @@ def ensure_admin_token(config: Config) -> tuple[Config, Path | None, bool]:
 def serve(host: str = "127.0.0.1", port: int = 8080) -> None:
     import uvicorn
 
-    from engram import build_engine
+    from engram import build_engine, reset_engines
 
     from ..http import create_app
     from .local_schedules import LocalSchedules
@@ -56,4 +56,7 @@ def serve(host: str = "127.0.0.1", port: int = 8080) -> None:
     print(f"Memory Studio: http://{host}:{port}/studio  (sign in with the admin token)")
     # The schedules of template.yaml (reindex, cleanup, summarize), on a timer.
     LocalSchedules(lambda: build_engine(config)).start()
-    uvicorn.run(create_app(config=config), host=host, port=port, log_level="warning")
+    try:
+        uvicorn.run(create_app(config=config), host=host, port=port, log_level="warning")
+    finally:
+        reset_engines()  # the extraction process and the job worker end with the server

@@ -22,6 +22,7 @@ secrets in prose, not in assignments) and its entropy plugins flag ordinary word
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -167,7 +168,11 @@ def redact(text: str) -> str:
     if len(text) > 2 * _PIECE_CHARS:
         if "-----BEGIN" in text:
             text = _PRIVATE_KEY.sub(REDACTED, text)
-        return "".join(_redact(piece) for piece in _pieces(text))
+        redacted = []
+        for piece in _pieces(text):
+            redacted.append(_redact(piece))
+            time.sleep(0)  # a thread serving a chat meanwhile takes the interpreter now
+        return "".join(redacted)
     return _redact(text)
 
 

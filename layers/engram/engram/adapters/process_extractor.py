@@ -14,9 +14,12 @@ when the engine closes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
+import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, TimeoutError
 from concurrent.futures.process import BrokenProcessPool
 
@@ -27,6 +30,22 @@ from ..ports import Extractor
 __all__ = ["OutOfProcess"]
 
 log = logging.getLogger(__name__)
+
+
+def _worker_started() -> None:
+    # Two cores are shared by the server, its clients and this process: at the lowest
+    # priority the reading takes only the CPU that chats leave idle.
+    with contextlib.suppress(AttributeError, OSError):  # no nice() here: best effort
+        os.nice(19)
+    # A server killed outright never closes its pool: the worker goes with it, not on.
+    parent = os.getppid()
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _extract(extractor: Extractor, request: ExtractionRequest) -> list[Extraction]:
@@ -52,7 +71,9 @@ class OutOfProcess:
                 raise UnavailableError("the extraction process is closed")
             if self._pool is None:
                 context = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=context, initializer=_worker_started
+                )
             return self._pool
 
     def extract(self, request: ExtractionRequest) -> list[Extraction]:
