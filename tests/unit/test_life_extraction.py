@@ -101,6 +101,29 @@ def test_small_talk_and_noise_store_nothing(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "whole"),
+    [
+        # A fact that stops where its phrase goes on says nothing ("had a ton" of what):
+        # it is dropped, and the same statement said whole is kept.
+        ("We had a ton of fun at the lake.", None),
+        ("I just started writing another one while I wait.", None),
+        ("I've watched a bunch of them already.", None),
+        ("I love watching our pets play with one another.", None),
+        ("There were days I doubted myself, but I powered through it.", None),
+        ("I started writing a novel last month.", "started writing a novel"),
+        ("I've gone camping a few times, never climbing.", "gone camping"),  # says when
+        ("I've watched a bunch of documentaries about whales.", "watched a bunch of"),
+    ],
+)
+def test_a_fact_cut_where_its_phrase_goes_on_is_not_kept(text, whole):
+    contents = [content for _, content, _ in read(text)]
+    if whole is None:
+        assert contents == []
+    else:
+        assert any(c.startswith(whole) for c in contents), contents
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("Saya ada dua ekor kucing", [("pet", "has dua ekor kucing", None)]),
