@@ -101,6 +101,26 @@ def test_small_talk_and_noise_store_nothing(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "and" that starts a clause of its own ends the object: the people are not part
+        # of the routine, the garden is not bought beside the house.
+        (
+            "I'm sticking to my workout routine and the people are awesome.",
+            [("activity", "sticking to my workout routine", None)],
+        ),
+        (
+            "I bought a house and the garden is huge.",
+            [("possession", "bought a house", "2026-12-03")],
+        ),
+        ("I adopted a dog and a cat.", [("pet", "adopted a dog and a cat", "2026-12-03")]),
+    ],
+)
+def test_an_object_ends_where_a_new_clause_starts(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
     ("text", "whole"),
     [
         # A fact that stops where its phrase goes on says nothing ("had a ton" of what):

@@ -69,6 +69,16 @@ def _phrase_at(words: list[_Word], i: int, phrases: tuple[tuple[str, ...], ...])
     return 0
 
 
+def _clause_after(words: list[_Word], i: int, t: Tables) -> bool:
+    """Whether a clause of its own starts at word ``i``: a determiner, a noun or two, then
+    its verb ("and the people are awesome", "and my kids were thrilled")."""
+    if i >= len(words) or words[i].low not in t.clause_determiners:
+        return False
+    return any(
+        k < len(words) and words[k].low in t.copulas for k in range(i + 2, min(i + 4, len(words)))
+    )
+
+
 def _time_at(words: list[_Word], i: int, t: Tables) -> tuple[int, str | None]:
     """A time expression starting at word ``i``: its length and relative spec."""
     if i >= len(words):
@@ -437,6 +447,8 @@ def _parse(
             break
         if _phrase_at(words, end, t.cuts):
             break
+        if words[end].low == "and" and _clause_after(words, end + 1, t):
+            break  # "sticking to my routine and the people are great": a new clause
         if (
             words[end].low == "and"
             and end + 1 < n

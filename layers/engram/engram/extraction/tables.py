@@ -28,6 +28,7 @@ class Tables:
     pets: frozenset[str]
     adverbs: tuple[tuple[str, ...], ...]
     copulas: frozenset[str]
+    clause_determiners: frozenset[str]
     perfect: frozenset[str]
     future: dict[tuple[str, ...], str]
     future_phrases: tuple[tuple[str, ...], ...]
@@ -86,6 +87,7 @@ def tables(language: str = "en") -> Tables:
         pets=frozenset(raw["relations"]["pet"]),
         adverbs=_phrases(raw["adverbs"]),
         copulas=frozenset(raw["copulas"]),
+        clause_determiners=frozenset(raw["clause_determiners"]),
         perfect=frozenset(raw["perfect"]),
         future={tuple(k.split()): v for k, v in raw["future"].items()},
         future_phrases=_phrases(list(raw["future"])),
