@@ -383,6 +383,15 @@ def test_small_talk_is_never_sent_to_the_model(engine, scripted, client, key):
     assert (report.turns_read, report.turns_sent) == (2, 0)
 
 
+def test_the_rules_count_the_turns_they_read_and_send_none(engine, scripted, client, key):
+    llm(engine, scripted, mode="rules")
+    say(client, engine, "We adopted a rescue cat called Biscuit")
+    say(client, engine, "haha same!")
+    report = engine.status.report().extractor
+    assert (report.mode, report.turns_read, report.turns_sent, report.calls) == ("rules", 2, 0, 0)
+    assert scripted.requests() == []
+
+
 def test_the_daily_token_budget_of_a_key_stops_the_model(engine, scripted, client, key, clock):
     llm(engine, scripted, extractorDailyTokens=3000)
     scripted.script({"memories": [], "tokens": 2000}, {"memories": []}, {"memories": []})
