@@ -89,7 +89,7 @@ class MemoryService:
         # What learns from a chat (settings.extractor), and, for one that reconciles, the
         # owner's closest facts to a text (``related(owner, text)``).
         self.extractor = extractor
-        self.reader = ExchangeReader(extractor, now_ms, related)
+        self.reader = ExchangeReader(extractor, now_ms, related, done=ledger.seen)
         self.store = store
         self.history = history
         self.ledger = ledger

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 # failed call costs a few exchanges, never a whole backlog.
 MAX_BATCH_JOBS = 8
 MAX_BATCH_TURNS = 12
+# Readings kept for jobs not handled yet; the oldest go first (a job that was never
+# handled after its batch was read: the worker died, the queue closed).
+MAX_UNCLAIMED = 64
 
 # Per turn: whose words, the key of the stored turn they were said in, what they teach.
 Read = list[tuple[str, str | None, Extraction]]
@@ -44,11 +47,15 @@ class ExchangeReader:
         extractor: Extractor,
         now_ms: Callable[[], int],
         related: Callable[[str, str], list[KnownFact]] | None = None,
+        done: Callable[[str], bool] | None = None,
     ) -> None:
         self.extractor = extractor
         self.now_ms = now_ms
         # For an extractor that reconciles: the owner's closest facts to a text.
         self.related = related
+        # Whether a job id was learnt from already (the job ledger): a delivery again is
+        # never read again, as the job itself would not be.
+        self.done = done
         self._ahead: dict[str, Read] = {}
         self._lock = threading.Lock()
 
@@ -62,12 +69,17 @@ class ExchangeReader:
 
     def read_ahead(self, jobs: Sequence[ExtractionJob]) -> int:
         """Read the jobs of each session together, for :meth:`read` to hand out; returns
-        how many jobs were read ahead. A reading that fails is logged and left to each
-        job on its own (which fails, and is retried, as it would have)."""
+        how many jobs were read ahead. A reading that raises (the reading process died) is
+        logged, and each job is read on its own when it is handled. A model that fails
+        is no exception here: the extractor stores nothing of it for the whole batch, as
+        it would for each job alone."""
         groups: dict[tuple[str, str, date], list[ExtractionJob]] = defaultdict(list)
         for job in jobs:
-            if job.session_id is not None:  # without one, exchanges may be any conversation
-                groups[(job.api_key_id, job.session_id, self._at(job).date())].append(job)
+            if job.session_id is None:  # without one, exchanges may be any conversation
+                continue
+            if self.done is not None and self.done(job.request_id):
+                continue
+            groups[(job.api_key_id, job.session_id, self._at(job).date())].append(job)
         read: dict[str, Read] = {}
         for group in groups.values():
             for batch in _batches(sorted(group, key=self._at)):
@@ -78,8 +90,9 @@ class ExchangeReader:
                 except EngramError as exc:
                     log.warning("%d exchanges not read together: %s", len(batch), log_safe(exc))
         with self._lock:
-            # What an earlier batch read and no job took (a duplicate delivery) is dropped.
-            self._ahead = read
+            self._ahead.update(read)
+            while len(self._ahead) > MAX_UNCLAIMED:  # read for jobs that never came
+                del self._ahead[next(iter(self._ahead))]
         return len(read)
 
     def _at(self, job: ExtractionJob) -> datetime:

@@ -131,14 +131,17 @@ class _Late:
         return self.engine.jobs.read_ahead(jobs)
 
 
-def _queue(config: Config, url: str | None, mode: JobMode, late: _Late) -> JobQueue:
+def _queue(
+    config: Config, url: str | None, mode: JobMode, late: _Late, *, reads: bool = False
+) -> JobQueue:
+    """``reads``: the queue of extraction jobs, whose batches are read ahead."""
     if url:
         return SqsQueue(url, endpoint_url=config.aws_endpoint_url)
     if mode == "inline" or (mode == "auto" and config.in_lambda):
         return InlineQueue(late)
     return InProcessQueue(
         late,
-        read_ahead=late.read_ahead,
+        read_ahead=late.read_ahead if reads else None,
         autostart=mode == "auto",
         maxsize=0 if mode == "manual" else 10_000,
     )
@@ -210,7 +213,7 @@ def open_engine(
     failures = FailureLog(now_ms)
     late = _Late()
     queues = Queues(
-        extraction=_queue(config, config.extraction_queue_url, jobs, late),
+        extraction=_queue(config, config.extraction_queue_url, jobs, late, reads=True),
         embedding=_queue(config, config.embedding_queue_url, jobs, late),
     )
     documents = SettingsDocumentsRepository(db)

@@ -13,7 +13,7 @@ from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate, open_engine
 from engram.errors import InvalidInputError
-from engram.models import ApiKeyCreate, MemoryCreate, MemoryQuery
+from engram.models import ApiKeyCreate, ExtractionJob, JobTurn, MemoryCreate, MemoryQuery
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN
 from tests.support.scripted_llm import ScriptedModel, scripted_model
@@ -479,8 +479,42 @@ def test_a_sessions_exchanges_queued_together_are_read_in_one_call(engine, scrip
         "is learning Japanese",
     }
     assert {m.session_id for m in stored.values()} == {"trip-planning"}
-    # Each exchange was still learnt once, as its own job: delivered again, nothing is read.
-    assert engine.queues.extraction.drain() == 0
+
+
+def exchanges(key, *texts, session="s"):
+    return [
+        ExtractionJob(
+            api_key_id=key.id,
+            session_id=session,
+            turns=[JobTurn(role="user", text=text)],
+            request_id=f"chat-{session}-{n}",
+        )
+        for n, text in enumerate(texts)
+    ]
+
+
+def test_a_batch_delivered_again_is_not_read_again(engine, scripted, key):
+    llm(engine, scripted)
+    jobs = exchanges(key, "We adopted a rescue cat called Biscuit", "We moved to Manchester")
+    for job in jobs:
+        engine.queues.extraction.send(job)
+    assert engine.queues.extraction.drain() == 2
+    assert len(scripted.requests()) == 1
+    for job in jobs:  # the queue delivers them again: each job learnt once, nothing read
+        engine.queues.extraction.send(job)
+    assert engine.queues.extraction.drain() == 2
+    assert len(scripted.requests()) == 1
+
+
+def test_reading_ahead_of_other_jobs_keeps_what_was_read(engine, scripted, key):
+    # The embedding worker, or a batch without exchanges, must not drop a batch's reading
+    # before its jobs are handled: each would then be read again, one call each.
+    llm(engine, scripted)
+    jobs = exchanges(key, "We adopted a rescue cat called Biscuit", "We moved to Manchester")
+    assert engine.jobs.read_ahead(jobs) == 2
+    assert engine.jobs.read_ahead([]) == 0
+    for job in jobs:
+        engine.jobs.handle(job)
     assert len(scripted.requests()) == 1
 
 
