@@ -17,6 +17,10 @@ and a configuration needs its kind's fields (422 otherwise, naming the field). V
 generated backend fields are replaced by the default chain (libSQL alone, no
 configurations); invalid ones are left alone, to be refused. (Backends themselves are
 exercised against stand-in servers: tests/integration/http/routers/test_backends.py.)
+
+Nor that a model extractor needs a model: a generated "llm" or "rules+llm" without
+``extractorModel`` becomes "rules" (the model path: tests/integration/engine/
+test_llm_extractor.py).
 """
 
 from __future__ import annotations
@@ -73,10 +77,26 @@ def _default_backends(case: Any) -> None:
         body["backendConfigs"] = {}
 
 
+def _extractor_with_model(case: Any) -> None:
+    # A model extractor needs its model (422 otherwise, naming extractorModel): the schema
+    # cannot tie one field to another. A valid generated mode without a model reads with
+    # the rules instead; a mode the schema refuses is left alone, to be refused.
+    body = case.body
+    if case.path != "/api/settings/memory" or not isinstance(body, dict):
+        return
+    if body.get("extractorModel"):
+        return
+    if body.get("extractor") in ("llm", "rules+llm") or (
+        "extractorModel" in body and "extractor" not in body  # a stored model taken away
+    ):
+        body["extractor"] = "rules"
+
+
 @schemathesis.hook
 def map_case(ctx: Any, case: Any) -> Any:
     _embedded_qdrant(case)
     _default_backends(case)
+    _extractor_with_model(case)
     body = case.body
     if isinstance(body, list):
         for item in body:
