@@ -235,6 +235,8 @@ class ViaProxy(InProcess):
         self.keys: dict[str, str] = {}
         self.dia_of: dict[str, dict[str, str]] = {}
         self.ended: dict[str, Any] = {}
+        # Per strategy, (profile, recall) tokens a chat would inject for each question.
+        self.injected: dict[str, list[tuple[int, int]]] = defaultdict(list)
 
     def play(self, conv: dict[str, Any]) -> None:
         from datetime import datetime, timedelta
@@ -294,7 +296,17 @@ class ViaProxy(InProcess):
         )
         result = self.engine.retrieval.preview(key, request)
         texts = self.dia_of[key]
-        dias = [texts.get(" ".join(r.content.split()), "fact:" + r.id) for r in result.results]
+        # Recall is scored on the recalled memories: the profile (facts about the
+        # speaker, injected whatever the question) comes on top of them, in its own
+        # budget, and is reported as tokens below.
+        dias = [
+            texts.get(" ".join(r.content.split()), "fact:" + r.id)
+            for r in result.results
+            if r.tier != "profile"
+        ]
+        # What a chat asking this would inject, at the default settings.
+        asked = self.engine.retrieval.preview(key, RetrievalRequest(query=query, strategy=strategy))
+        self.injected[strategy].append((asked.profile_tokens, asked.recall_tokens))
         return dias, result.resolution.reason
 
 
@@ -395,6 +407,11 @@ def main() -> None:
     )
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument(
+        "--profile-tokens",
+        type=int,
+        help="with --via-proxy: the profile's budget (0: no profile); the default's otherwise",
+    )
+    parser.add_argument(
         "--vector-store",
         choices=["libsql", "qdrant"],
         default="libsql",
@@ -407,6 +424,10 @@ def main() -> None:
     target: Any = OverHttp(args.api, args.token) if args.api else InProcess()
     if args.via_proxy:
         target = ViaProxy()
+        if args.profile_tokens is not None:
+            from engram import MemorySettingsUpdate
+
+            target.engine.settings.update(MemorySettingsUpdate(profile_tokens=args.profile_tokens))
     if args.vector_store == "qdrant":
         target.use_qdrant()
 
@@ -434,6 +455,8 @@ def main() -> None:
 
     rows = []
     for embedder in args.embedders.split(","):
+        if args.via_proxy:
+            target.injected.clear()
         target.configure(EMBEDDERS[embedder])
         started = time.perf_counter()
         target.reindex()
@@ -455,6 +478,19 @@ def main() -> None:
     for embedder, strategy, r in rows:
         cells = "  ".join(f"{c} {v:.3f}" for c, v in r["conv"].items())
         print(f"{embedder:<13}{strategy:<10}{cells}")
+    if args.via_proxy:
+        settings = target.engine.settings.get()
+        print(
+            f"\nInjected tokens per request at the default settings (maxTokens"
+            f" {settings.max_tokens}, profileTokens {settings.profile_tokens}), last embedder:"
+        )
+        for strategy, spent in target.injected.items():
+            profile = statistics.fmean(p for p, _ in spent)
+            recall = statistics.fmean(r for _, r in spent)
+            print(
+                f"  {strategy:<10} {profile + recall:7.1f} (profile {profile:.1f},"
+                f" recall {recall:.1f}) over {len(spent)} questions"
+            )
 
 
 if __name__ == "__main__":

@@ -114,6 +114,18 @@ class DeleteArgs(ApiModel):
     )
 
 
+class PinArgs(ApiModel):
+    model_config = _ARGS
+
+    id: Annotated[str, Field(min_length=1, max_length=64)] = Field(
+        description="The memory's id, as memory_search, memory_list or memory_add gave it"
+    )
+    pinned: bool | None = Field(
+        description="true: in the profile, given with every request; false: only when "
+        "relevant; null: as its category decides"
+    )
+
+
 # -- results ---------------------------------------------------------------------------
 
 
@@ -192,6 +204,14 @@ def _delete(engine: Engine, owner: str, args: DeleteArgs) -> DeleteResult:
     return DeleteResult(id=args.id, deleted=True)
 
 
+def _pin(engine: Engine, owner: str, args: PinArgs) -> Memory:
+    # Scoped to the key: another key's memory is "not found", never changed.
+    memory = engine.memories.pin(args.id, args.pinned, owner)
+    if memory is None:
+        raise NotFoundError(f"no memory with id {args.id}", field="id")
+    return memory
+
+
 # -- the catalogue ---------------------------------------------------------------------
 
 
@@ -222,10 +242,11 @@ TOOLS: dict[str, Tool] = {
             "Search memory",
             "Find what is remembered about the user, their preferences and their projects. "
             "Call it before answering anything that may depend on what the user told you "
-            "earlier. Returns memories ranked best first, each with its score and tier (how "
-            "it was found: keyword, vector, hybrid, recent or standing), within this key's "
-            "token budget; standing instructions come first. Irrelevant memories are left "
-            "out, so an empty result means nothing relevant is remembered.",
+            "earlier. Returns the user's profile first (who they are, health, home, family, "
+            "pets, standing instructions, pinned memories: tier profile), then the memories "
+            "relevant to the query, best first, each with its score, tier (keyword, vector, "
+            "hybrid, recent) and reason, within this key's token budget. Irrelevant memories "
+            "are left out.",
             SearchArgs,
             RetrievalResult,
             _search,
@@ -286,6 +307,20 @@ TOOLS: dict[str, Tool] = {
             _delete,
             read_only=False,
             destructive=True,
+            idempotent=True,
+        ),
+        Tool(
+            "memory_pin",
+            "Pin a memory",
+            "Pin one memory (by id) into the user's profile, which goes with every request, "
+            "or keep it out (pinned false), or let its category decide (null). Pin what "
+            "should always shape answers ('is allergic to penicillin'); unpin what is in "
+            "the profile but only sometimes matters. Returns the memory.",
+            PinArgs,
+            Memory,
+            _pin,
+            read_only=False,
+            destructive=False,
             idempotent=True,
         ),
     )

@@ -170,7 +170,7 @@ def test_search_type_and_session_filters_and_paging(studio: Studio) -> None:
 def test_history_of_a_superseded_fact(studio: Studio) -> None:
     """A correction in a chat supersedes the fact; the studio shows both versions."""
     server = studio.server
-    server.settings(enabled=True)
+    server.settings(enabled=True, storeConversation=False)  # the facts alone
     secret = server.api_key("history")
     owner = next(k["id"] for k in keys(server) if secret.startswith(k["prefix"]))
     for text in (
@@ -218,3 +218,21 @@ def test_turning_memory_on_warns_about_token_cost(studio: Studio) -> None:
     assert settings["enabled"] is True
     page.click("#mem-toggle")  # off needs no warning
     expect(page.locator("#mem-enabled")).to_have_text("off")
+
+
+def test_pin_and_unpin_move_a_memory_into_and_out_of_the_profile(studio: Studio) -> None:
+    page = studio.sign_in().page
+    add(studio.server, "pin-key", "Plays the cello on Sundays")
+    (memory,) = listed(studio.server, "pin-key")
+    assert memory["profile"] is False
+    show_key(studio, "pin-key")
+    row = page.locator(f'#mem-list li[data-id="{memory["id"]}"]')
+    expect(row.locator(".badge.profile")).to_have_count(0)
+    row.get_by_role("button", name="Pin", exact=True).click()
+    expect(row.locator(".badge.profile")).to_have_text("profile")
+    (pinned,) = listed(studio.server, "pin-key")
+    assert pinned["profile"] is True and pinned["metadata"]["pinned"] is True
+    row.get_by_role("button", name="Unpin").click()
+    expect(row.locator(".badge.profile")).to_have_count(0)
+    (unpinned,) = listed(studio.server, "pin-key")
+    assert unpinned["profile"] is False and unpinned["metadata"]["pinned"] is False

@@ -119,3 +119,35 @@ def test_a_bad_key_id_is_a_readable_error(studio: Studio) -> None:
     message.wait_for()
     assert message.inner_text().startswith("apiKeyId:")
     assert page.is_hidden("#pg-out")
+
+
+def test_the_tiers_are_shown_and_a_memory_is_pinned_from_the_playground(studio: Studio) -> None:
+    """A profile memory comes whatever the question, with its tier, reason and tokens; a
+    memory pinned from the ranking joins the profile."""
+    _secret, owner = seed(studio.server, "tiers")
+    diet = {"apiKeyId": owner, "content": "is vegetarian", "metadata": {"category": "health"}}
+    httpx.post(f"{studio.server.base}/api/memory", json=diet, headers=studio.server.admin)
+    page = studio.sign_in().tab("playground").page
+    page.fill("#p-key", owner)
+    page.fill("#p-query", "which editor theme do I like?")
+    page.click("#pg-form button[type=submit]")
+    page.wait_for_selector("#ranked li.hit")
+    expected = preview(studio.server, apiKeyId=owner, query="which editor theme do I like?")
+    profile = page.locator('#ranked li.hit[data-tier="profile"]')
+    expect(profile).to_have_count(1)
+    assert "is vegetarian" in profile.inner_text()
+    assert "profile: category health" in profile.locator(".meta").inner_text()
+    resolution = page.inner_text("#resolution")
+    assert f"{expected['profileTokens']} (always injected)" in resolution
+    assert f"{expected['recallTokens']} (relevant to this message)" in resolution
+    block = page.inner_text("#block")
+    assert "About the user (always applies):" in block and "- health: is vegetarian" in block
+
+    recalled = page.locator("#ranked li.hit").filter(has_text=FACTS[0])
+    recalled.get_by_role("button", name="Pin to profile").click()
+    expect(page.locator('#ranked li.hit[data-tier="profile"]')).to_have_count(2)
+    after = preview(studio.server, apiKeyId=owner, query="what is the capital of France?")
+    assert {r["content"] for r in after["results"] if r["tier"] == "profile"} == {
+        "is vegetarian",
+        FACTS[0],
+    }

@@ -102,3 +102,35 @@ def test_cache_safe_mode_with_content_parts():
 
 def test_request_without_messages_is_returned_unchanged():
     assert inject({"model": "x"}, MEMS, "openai") == {"model": "x"}
+
+
+def retrieved(content: str, tier: str, **metadata: object):
+    from engram.models import RetrievedMemory
+
+    base = memory(content).model_dump(exclude={"profile"})
+    return RetrievedMemory(**{**base, "metadata": metadata}, score=1.0, tier=tier, tokens=3)
+
+
+def test_the_block_says_what_is_profile_and_what_was_recalled_with_dates():
+    block = format_memories(
+        [
+            retrieved("is vegetarian", "profile", category="health"),
+            retrieved("adopted a rescue cat", "hybrid", category="pet", when="2026-11-21"),
+            retrieved("a trip", "vector", when="next week"),  # not a day: no date shown
+        ]
+    )
+    assert block.split("\n") == [
+        "Memory context:",
+        "About the user (always applies):",
+        "- health: is vegetarian",
+        "Recalled for this message:",
+        "- pet on 2026-11-21: adopted a rescue cat",
+        "- a trip",
+    ]
+    # Without a profile there are no headings; a profile alone has no recall heading.
+    assert format_memories([retrieved("a trip", "vector")]) == "Memory context:\n- a trip"
+    assert format_memories([retrieved("x", "profile", pinned=True)]).split("\n") == [
+        "Memory context:",
+        "About the user (always applies):",
+        "- x",
+    ]

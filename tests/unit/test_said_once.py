@@ -4,7 +4,7 @@ retrieval's budget walk (``_fit_budget``), on ranked candidates."""
 from datetime import UTC, datetime
 
 from engram.models import Memory, MemoryType
-from engram.retrieval import _Candidate, _fit_budget
+from engram.retrieval import _Candidate, _fit_budget, _fit_profile
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -31,7 +31,7 @@ def turn(key: str, owner: str = "k1", content: str | None = None) -> Memory:
 def kept(*memories: Memory, limit: int = 10, budget: int = 10_000) -> list[str]:
     ranked = [_Candidate(m, "hybrid") for m in memories]
     results, _ = _fit_budget(ranked, budget, limit)
-    return [r.key for r in results]
+    return [c.memory.key for c, _ in results]
 
 
 def test_the_fact_gives_its_place_when_its_turn_is_kept():
@@ -58,10 +58,18 @@ def test_a_turn_too_long_for_the_budget_does_not_displace_its_fact():
     assert kept(fact, long_turn, dog, budget=100) == ["preference:tea", "pet:dog"]
 
 
-def test_standing_instructions_always_go_in():
-    rule = _Candidate(memory("instruction:length", turn="turn:r1:0"), "standing")
-    results, _ = _fit_budget([rule, _Candidate(turn("turn:r1:0"), "hybrid")], 10_000, 10)
-    assert [r.key for r in results] == ["instruction:length", "turn:r1:0"]
+def test_the_profile_keeps_its_order_within_its_budget():
+    """The profile is fitted on its own: what does not fit is skipped, what follows
+    and fits still goes in, and no turn is involved."""
+    rules = [
+        _Candidate(memory("instruction:length", content="keep answers short"), "profile"),
+        _Candidate(memory("identity:bio", content="word " * 400), "profile"),
+        _Candidate(memory("health:diet", content="is vegetarian"), "profile"),
+    ]
+    chosen, used = _fit_profile(rules, 20)
+    assert [c.memory.key for c, _ in chosen] == ["instruction:length", "health:diet"]
+    assert used == sum(tokens for _, tokens in chosen) <= 20
+    assert _fit_profile(rules, 0) == ([], 0)
 
 
 def test_only_the_same_owners_turn_counts():

@@ -121,6 +121,19 @@ def _last_user(body: Mapping[str, Any]) -> tuple[str, str | None]:
     return "", None
 
 
+def _said(body: Mapping[str, Any]) -> list[str]:
+    """The texts the request's messages carry: a stored turn saying one of them is
+    already in the prompt, and is not recalled beside it."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return []
+    return [
+        _text_of(m.get("content"))
+        for m in messages
+        if isinstance(m, dict) and m.get("role") in _SIDES
+    ]
+
+
 def _continues(body: Mapping[str, Any]) -> bool:
     """Whether the request carries on an answer already begun: an assistant or tool
     message after the user's last one (tool results, a prefilled answer). That user
@@ -389,7 +402,7 @@ class ChatService:
                     session_id=session_id,
                     scope=scope,
                     strategy=strategy,
-                ),
+                ).saying(_said(body)),
             )
             if not result.results:
                 return PreparedChat(
@@ -433,7 +446,8 @@ class ChatService:
         )
         if not request.query:
             wanted["query"] = last_user_text(body)[:_MAX_QUERY_CHARS]
-        result = self.retriever.preview(api_key_id, RetrievalRequest.model_validate(wanted))
+        retrieval = RetrievalRequest.model_validate(wanted).saying(_said(body))
+        result = self.retriever.preview(api_key_id, retrieval)
         mode = request.injection_mode or self.settings.get().injection_mode
         provider = resolve_provider(request.model, self.provider)
         injected = inject(body, result.results, provider, cache_safe=mode == "cacheSafe")

@@ -11,6 +11,7 @@ mode appends to the first system message instead, leaving the prompt prefix
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,13 +19,17 @@ from .models import Memory
 
 __all__ = [
     "MEMORY_HEADER",
+    "PROFILE_HEADING",
     "PROVIDERS_WITHOUT_SYSTEM_ROLE",
+    "RECALL_HEADING",
     "format_memories",
     "inject",
     "provider_supports_system",
 ]
 
 MEMORY_HEADER = "Memory context:"
+# A dated fact's day (metadata.when, an ISO 8601 date the extractors write).
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # These providers answer 400 to a system message (the reference's issue #1701 for GLM).
 PROVIDERS_WITHOUT_SYSTEM_ROLE = frozenset(
     {"o1", "o1-mini", "o1-preview", "glm", "glmt", "glm-cn", "zai", "qianfan"}
@@ -36,25 +41,43 @@ def provider_supports_system(provider: str | None) -> bool:
     return (provider or "").strip().lower() not in PROVIDERS_WITHOUT_SYSTEM_ROLE
 
 
+PROFILE_HEADING = "About the user (always applies):"
+RECALL_HEADING = "Recalled for this message:"
+
+
 def format_memories(memories: Sequence[Memory]) -> str:
-    """``Memory context:`` then one memory per line, labelled with its category; what
-    the assistant said is labelled as such, never passed off as the user's; a stored
-    turn (conversation memory) says who said it and when."""
+    """``Memory context:`` then one memory per line, labelled with its category and, for
+    a dated fact, its day; what the assistant said is labelled as such, never passed off
+    as the user's; a stored turn (conversation memory) says who said it and when. With a
+    profile (retrieved memories of tier ``profile``), the block says which memories
+    always apply and which were recalled for this message."""
+    profile = [m for m in memories if getattr(m, "tier", None) == "profile"]
+    recall = [m for m in memories if getattr(m, "tier", None) != "profile"]
     lines = [MEMORY_HEADER]
-    for memory in memories:
-        category = memory.metadata.get("category")
-        text = " ".join(memory.content.split())
-        label = category if isinstance(category, str) else ""
-        if memory.metadata.get("kind") == "turn":  # a stored turn, not a fact
-            speaker = memory.metadata.get("speaker")
-            who = "the assistant" if memory.metadata.get("role") == "assistant" else "the user"
-            if isinstance(speaker, str) and speaker not in ("user", "assistant"):
-                who = f"{speaker} ({who})"
-            label = f"{who} said on {memory.created_at:%Y-%m-%d}"
-        elif memory.metadata.get("source") == "assistant":
-            label = f"said by the assistant, {label}" if label else "said by the assistant"
-        lines.append(f"- {label}: {text}" if label else f"- {text}")
+    if profile:
+        lines += [PROFILE_HEADING, *map(_line, profile)]
+        if recall:
+            lines.append(RECALL_HEADING)
+    lines += map(_line, recall)
     return "\n".join(lines)
+
+
+def _line(memory: Memory) -> str:
+    category = memory.metadata.get("category")
+    text = " ".join(memory.content.split())
+    label = category if isinstance(category, str) else ""
+    when = memory.metadata.get("when")
+    if isinstance(when, str) and _DAY.match(when):
+        label = f"{label} on {when}" if label else when
+    if memory.metadata.get("kind") == "turn":  # a stored turn, not a fact
+        speaker = memory.metadata.get("speaker")
+        who = "the assistant" if memory.metadata.get("role") == "assistant" else "the user"
+        if isinstance(speaker, str) and speaker not in ("user", "assistant"):
+            who = f"{speaker} ({who})"
+        label = f"{who} said on {memory.created_at:%Y-%m-%d}"
+    elif memory.metadata.get("source") == "assistant":
+        label = f"said by the assistant, {label}" if label else "said by the assistant"
+    return f"- {label}: {text}" if label else f"- {text}"
 
 
 def inject(

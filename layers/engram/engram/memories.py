@@ -150,6 +150,20 @@ class MemoryService:
             self.request_vectors(memory.api_key_id, [memory.id])
         return memory
 
+    def pin(
+        self, memory_id: str, pinned: bool | None, api_key_id: str | None = None
+    ) -> Memory | None:
+        """Put a memory in the profile (True), keep it out (False), or let its category
+        decide (None): ``metadata.pinned``, the rest of its metadata kept. None when no
+        such memory (of ``api_key_id``, when given) is live."""
+        memory = self.store.get(memory_id, api_key_id, self.now_ms())
+        if memory is None:
+            return None
+        metadata = {k: v for k, v in memory.metadata.items() if k != "pinned"}
+        if pinned is not None:
+            metadata["pinned"] = pinned
+        return self.update(memory_id, MemoryUpdate(metadata=metadata), memory.api_key_id)
+
     def delete(self, memory_id: str, api_key_id: str | None = None) -> bool:
         removed = self.store.delete(memory_id, api_key_id, self.now_ms())
         self._announce(removed)

@@ -229,7 +229,7 @@ class RankingRows:
     # Read ahead for a ranking that comes up short: most never look at it, so an
     # adapter may build these memories on first use.
     recent: Sequence[Memory]
-    standing: list[Memory]
+    profile: list[Memory]
 
 
 class SearchIndex(Protocol):
@@ -269,10 +269,10 @@ class SearchIndex(Protocol):
         now_ms: int,
         cutoff_ms: int,
         recent_limit: int,
-        standing_limit: int,
+        profile_limit: int,
         seqs: Sequence[int] = (),
     ) -> RankingRows:
-        """``get_many``, ``recent`` and ``standing`` at once; the rows of ``ids`` and
+        """``get_many``, ``recent`` and ``profile`` at once; the rows of ``ids`` and
         those whose row seq is in ``seqs`` (what the vector index knows: one index walk
         fewer per row than the id)."""
         ...
@@ -281,8 +281,9 @@ class SearchIndex(Protocol):
         """Which of ``terms`` (words) any of ``who``'s memories contains."""
         ...
 
-    def standing(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
-        """Live standing instructions (``metadata.category`` instruction), newest first."""
+    def profile(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
+        """Live profile memories (``models.profile``: by category, or pinned), newest
+        first."""
         ...
 
 

@@ -7,6 +7,11 @@ Strategies (SPEC section 4):
 - ``hybrid``: keyword and vector evidence fused (``fusion`` setting: ``weighted``,
   the default, or ``rrf``), then recent memories to fill what is left.
 Every degradation is silent for the caller and explained in ``resolution``.
+
+Two tiers reach the prompt: the *profile* (``models/profile.py``: who the user is,
+health, home, family, pets, standing instructions, pinned memories) with every request,
+within ``profileTokens``; then the *recall*, the ranking above held to the relevance
+floor, in what is left of the budget, without what the profile holds.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from .models import (
     Strategy,
     owner_filter,
 )
+from .models.profile import profile_rank, profile_reason
 from .models.retrieval import Tier
 from .models.trusted import trusted
 from .ports import DenseScores, RankingRows, Reranker, RetrievalStats, SearchIndex
@@ -62,8 +68,8 @@ T = TypeVar("T")
 FLOOR_BY_SOURCE = {"static": 0.3, "transformers": 0.3}
 UNKNOWN_MODEL_FLOOR = 1.0
 KEYWORD_COVERAGE = 0.5
-# Standing instructions injected with every request, at most.
-STANDING_LIMIT = 10
+# Profile memories read per retrieval, at most: more than a profile budget holds.
+PROFILE_LIMIT = 32
 
 
 @dataclass
@@ -74,6 +80,7 @@ class _Candidate:
     fts_score: float | None = None
     vec_score: float | None = None
     coverage: float | None = None
+    reason: str | None = None
 
 
 @dataclass
@@ -83,12 +90,14 @@ class _Outcome:
     embedding_source: str | None = None
     vector_store: str | None = None
     reasons: list[str] = field(default_factory=list)
-    # Recent memories and standing instructions, read with the fused ranking's rows.
+    # Recent memories and the profile, read with the fused ranking's rows.
     context: RankingRows | None = None
     context_limit: int = 0
     # Speakers (``metadata.speaker``) the query names: a name known as a speaker is
     # known to memory even where no text mentions it (what "Melanie" said herself).
     speakers: set[str] = field(default_factory=set)
+    # The relevance floor the recall passed (None: not applied).
+    floor: float | None = None
 
 
 class Retriever:
@@ -157,9 +166,21 @@ class Retriever:
         if strategy is not Strategy.EXACT and request.query.strip():
             self._rerank(request.query, outcome)
             self._floor(request, settings, outcome, who)
-        if strategy is not Strategy.EXACT:
-            self._standing(who, now, cutoff, outcome)
-        results, used = _fit_budget(outcome.ranked, budget, request.limit)
+        wanted = (
+            settings.profile_tokens if request.profile_tokens is None else request.profile_tokens
+        )
+        found = self._profile(who, now, cutoff, outcome) if wanted > 0 else []
+        profile, profile_used = _fit_profile(found, min(wanted, budget))
+        shown = {c.memory.id for c, _ in profile}
+        recall = [
+            c
+            for c in outcome.ranked
+            if c.memory.id not in shown and not _said_already(c.memory, request.said)
+        ]
+        recalled, recall_used = _fit_budget(recall, budget - profile_used, request.limit)
+        results = [_public(c, tokens) for c, tokens in profile] + [
+            _public(c, tokens, _why(c, outcome.floor)) for c, tokens in recalled
+        ]
         if not read_only:
             self._record(api_key_id, bool(results), now)
         resolution = Resolution(
@@ -170,7 +191,13 @@ class Retriever:
             fallback=bool(outcome.reasons),
             reason="; ".join(outcome.reasons) or None,
         )
-        return RetrievalResult(results=results, tokens_used=used, resolution=resolution)
+        return RetrievalResult(
+            results=results,
+            tokens_used=profile_used + recall_used,
+            profile_tokens=profile_used,
+            recall_tokens=recall_used,
+            resolution=resolution,
+        )
 
     def _floor(
         self,
@@ -212,6 +239,7 @@ class Retriever:
             )
             outcome.ranked = []
             return
+        outcome.floor = floor
         kept = [
             c
             for c in outcome.ranked
@@ -224,21 +252,32 @@ class Retriever:
             )
         outcome.ranked = kept
 
-    def _standing(self, who: OwnerFilter, now: int, cutoff: int, outcome: _Outcome) -> None:
-        """Standing instructions ("keep answers under 200 words") go with every request,
-        first, whatever the question: they say how to answer, not what about."""
+    def _profile(
+        self, who: OwnerFilter, now: int, cutoff: int, outcome: _Outcome
+    ) -> list[_Candidate]:
+        """The profile (identity, health, home, family, pets, standing instructions,
+        pinned memories) goes with every request, whatever the question: pinned first,
+        then by category, the newest first within each. A fact said twice goes once."""
         try:
             if outcome.context is not None:
-                found = outcome.context.standing
+                found = outcome.context.profile
             else:
-                found = self.search.standing(who, now, cutoff, STANDING_LIMIT)
+                found = self.search.profile(who, now, cutoff, PROFILE_LIMIT)
         except StorageError as exc:
-            log.warning("standing instructions not read: %s", exc.message)
-            return
-        seen = {m.id for m in found}
-        outcome.ranked = [_Candidate(m, "standing") for m in found] + [
-            c for c in outcome.ranked if c.memory.id not in seen
-        ]
+            log.warning("profile not read: %s", exc.message)
+            outcome.reasons.append("profile unavailable")
+            return []
+        ordered = sorted(found, key=lambda m: profile_rank(m.metadata))
+        seen: set[str] = set()
+        profile = []
+        for memory in ordered:
+            said = " ".join(memory.content.lower().split())
+            if said in seen:
+                continue
+            seen.add(said)
+            why = profile_reason(memory.metadata) or "profile"
+            profile.append(_Candidate(memory, "profile", 1.0, reason=f"profile: {why}"))
+        return profile
 
     def _record(self, api_key_id: str, hit: bool, now: int) -> None:
         """Count the retrieval for the hit rate; a counter that cannot be written (a locked
@@ -399,7 +438,7 @@ class Retriever:
         limit: int,
     ) -> list[_Candidate]:
         """Candidates for the fused ranking ``best`` (id, score), rows loaded in one query,
-        with the recent memories and standing instructions the ranking may still need
+        with the recent memories and the profile the ranking may still need
         (one round trip to a remote database instead of three)."""
         memories = {c.memory.id: c.memory for c in known}
         missing, seqs = [], []
@@ -412,7 +451,7 @@ class Retriever:
             else:
                 seqs.append(dense.seqs[position])
         rows = self.search.get_many_with_context(
-            missing, who, now, cutoff, limit, STANDING_LIMIT, seqs=seqs
+            missing, who, now, cutoff, limit, PROFILE_LIMIT, seqs=seqs
         )
         outcome.context, outcome.context_limit = rows, limit
         memories.update({m.id: m for m in rows.memories})
@@ -439,17 +478,27 @@ def _searchable(memory: Memory) -> str:
     return f"{memory.key} {memory.content} {subject_words(memory.metadata.get('subject'))}"
 
 
+def _fit_profile(
+    profile: list[_Candidate], budget: int
+) -> tuple[list[tuple[_Candidate, int]], int]:
+    """The profile memories that fit its budget, in the profile's order."""
+    chosen = _walk(profile, budget, len(profile))
+    return chosen, sum(tokens for _, tokens in chosen)
+
+
 def _fit_budget(
     ranked: list[_Candidate], budget: int, limit: int
-) -> tuple[list[RetrievedMemory], int]:
-    """Walk the ranking and keep what fits; at least one memory when anything matched.
+) -> tuple[list[tuple[_Candidate, int]], int]:
+    """Walk the recall ranking and keep what fits; at least one memory when anything
+    matched and the profile left room.
 
     A fact beside the stored turn it was learnt from (``metadata.turn``) says the same
     thing twice: the turn stays (the words as said, by whom, when) and the fact gives its
     place to the next memory. Only a turn that is kept counts, so the walk is done again
     without such facts: leaving memories out only frees room, and the turns stay kept.
-    Standing instructions are never left out.
     """
+    if budget <= 0:
+        return [], 0
     while True:
         chosen = _walk(ranked, budget, limit)
         shown = {
@@ -457,17 +506,16 @@ def _fit_budget(
             for c, _ in chosen
             if c.memory.metadata.get("kind") == TURN_KIND
         }
-        echoes = {
-            id(c) for c, _ in chosen if c.tier != "standing" and _beside_its_turn(c.memory, shown)
-        }
+        echoes = {id(c) for c, _ in chosen if _beside_its_turn(c.memory, shown)}
         if not echoes:
             break
         ranked = [c for c in ranked if id(c) not in echoes]
     if not chosen and ranked:
         first = ranked[0]
-        tokens = estimate_tokens(first.memory.content)
-        return [_public(first, tokens)], tokens
-    return [_public(c, tokens) for c, tokens in chosen], sum(tokens for _, tokens in chosen)
+        return [(first, estimate_tokens(first.memory.content))], estimate_tokens(
+            first.memory.content
+        )
+    return chosen, sum(tokens for _, tokens in chosen)
 
 
 def _walk(ranked: list[_Candidate], budget: int, limit: int) -> list[tuple[_Candidate, int]]:
@@ -492,7 +540,30 @@ def _beside_its_turn(memory: Memory, shown: set[tuple[str, str]]) -> bool:
     return (memory.api_key_id, said_in) in shown
 
 
-def _public(candidate: _Candidate, tokens: int) -> RetrievedMemory:
+def _said_already(memory: Memory, said: frozenset[str]) -> bool:
+    """A stored turn that the request's own messages carry (a client sends the history
+    with each message): recalled, it would say the same words twice."""
+    if not said or memory.metadata.get("kind") != TURN_KIND:
+        return False
+    return " ".join(memory.content.split()) in said
+
+
+def _why(candidate: _Candidate, floor: float | None) -> str:
+    """Why a recalled memory was injected, from the evidence that ranked it."""
+    if candidate.tier == "recent":
+        return "recall: among the newest (the ranking found too few)"
+    evidence = []
+    if candidate.vec_score is not None:
+        at = f" (floor {floor:.2f})" if floor is not None else ""
+        evidence.append(f"cosine {candidate.vec_score:.2f}{at}")
+    if candidate.coverage:
+        evidence.append(f"keywords cover {candidate.coverage:.0%} of the message")
+    if not evidence:
+        return f"recall: {candidate.tier} match"
+    return f"recall: {', '.join(evidence)}"
+
+
+def _public(candidate: _Candidate, tokens: int, reason: str | None = None) -> RetrievedMemory:
     # The memory was validated when it was read; constructing skips re-validating it.
     return trusted(
         RetrievedMemory,
@@ -504,5 +575,6 @@ def _public(candidate: _Candidate, tokens: int) -> RetrievedMemory:
             "fts_score": candidate.fts_score,
             "vec_score": candidate.vec_score,
             "keyword_coverage": candidate.coverage,
+            "reason": reason or candidate.reason,
         },
     )

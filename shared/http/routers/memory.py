@@ -19,6 +19,7 @@ from engram.models import (
     MemoryCreate,
     MemoryForget,
     MemoryHistory,
+    MemoryPin,
     MemoryQuery,
     MemoryUpdate,
 )
@@ -38,6 +39,7 @@ _MEMORY_LINKS = {
         ("GetMemory", "getMemory"),
         ("GetMemoryHistory", "getMemoryHistory"),
         ("UpdateMemory", "updateMemory"),
+        ("PinMemory", "pinMemory"),
         ("DeleteMemory", "deleteMemory"),
     )
 }
@@ -124,6 +126,19 @@ def get_memory(memory_id: str, engine: EngineDep) -> Memory:
 )
 def update_memory(memory_id: str, body: MemoryUpdate, engine: EngineDep) -> Memory:
     memory = engine.backends.update(memory_id, body)
+    if memory is None:
+        raise _missing(memory_id)
+    return memory
+
+
+@router.put(
+    "/{memory_id}/pin", response_model=Memory, responses=errors(404), operation_id="pinMemory"
+)
+def pin_memory(memory_id: str, body: MemoryPin, engine: EngineDep) -> Memory:
+    """Pin a memory into the profile (``pinned: true``: injected with every request),
+    keep it out of it (``false``: recalled only when relevant), or let its category
+    decide again (``null``). The memory comes back with ``profile`` as it now is."""
+    memory = engine.memories.pin(memory_id, body.pinned)
     if memory is None:
         raise _missing(memory_id)
     return memory

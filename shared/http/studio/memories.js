@@ -99,6 +99,7 @@ function row(memory) {
     h("p", { class: "content" }, memory.content),
     h("p", { class: "meta" },
       h("span", { class: `badge t-${memory.type}` }, memory.type),
+      memory.profile ? h("span", { class: "badge profile", title: "Injected with every request" }, "profile") : null,
       h("span", {}, memory.key),
       memory.sessionId ? h("span", {}, `session ${memory.sessionId}`) : null,
       h("span", {}, `API key ${memory.apiKeyId}`),
@@ -106,6 +107,7 @@ function row(memory) {
     h("div", { class: "actions" },
       h("button", { type: "button", class: "quiet", onclick: edit }, "Edit"),
       h("button", { type: "button", class: "quiet", onclick: history }, "History"),
+      h("button", { type: "button", class: "quiet", onclick: pin }, memory.profile ? "Unpin" : "Pin"),
       h("button", { type: "button", class: "quiet danger-text", onclick: remove }, "Delete")),
     h("p", { class: "msg", hidden: true }),
   );
@@ -132,6 +134,15 @@ function row(memory) {
     });
     item.replaceChildren(form);
     content.focus();
+  }
+
+  // The profile goes with every request: pin a memory into it, or keep one out of it.
+  async function pin(event) {
+    await busy(event.target, msg(), async () => {
+      memory = await api("PUT", `api/memory/${encodeURIComponent(memory.id)}/pin`, { json: { pinned: !memory.profile } });
+      show();
+      say(msg(), memory.profile ? "Pinned: in the profile, injected with every request." : "Unpinned: recalled only when relevant.");
+    });
   }
 
   async function remove(event) {

@@ -49,6 +49,19 @@ async function preview(event) {
   });
 }
 
+// Pin a recalled memory into the profile, or keep a profile memory out of it; the
+// preview runs again to show where it now stands.
+function pinButton(memory) {
+  const pinned = memory.tier !== "profile";
+  const label = pinned ? "Pin to profile" : "Unpin";
+  const button = h("button", { type: "button", class: "quiet", "aria-label": `${label}: ${memory.content}` }, label);
+  button.addEventListener("click", () => busy(button, $("#pg-msg"), async () => {
+    await api("PUT", `api/memory/${encodeURIComponent(memory.id)}/pin`, { json: { pinned } });
+    $("#pg-form").requestSubmit();
+  }));
+  return button;
+}
+
 function render(result, key, budget) {
   $("#pg-out").hidden = false;
   const r = result.resolution;
@@ -62,6 +75,8 @@ function render(result, key, budget) {
     ["Backend", r.backend],
     ...r.backendFailures.map((f) => [`${f.backend} failed`, f.error]),
     ["Tokens used", budget !== undefined ? `${result.tokensUsed} of ${budget}` : String(result.tokensUsed)],
+    ["Profile tokens", `${result.profileTokens} (always injected)`],
+    ["Recall tokens", `${result.recallTokens} (relevant to this message)`],
   ];
   $("#resolution").replaceChildren(...pairs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
   const top = Math.max(1e-9, ...result.results.map((m) => m.score));
@@ -69,10 +84,12 @@ function render(result, key, budget) {
   let running = 0;
   $("#ranked").replaceChildren(...result.results.map((m) => {
     running += m.tokens;
-    return h("li", { class: "hit" },
+    return h("li", { class: "hit", "data-tier": m.tier },
       h("p", { class: "content" }, m.content),
       h("p", { class: "meta" },
-        h("span", { class: "badge" }, m.tier),
+        h("span", { class: m.tier === "profile" ? "badge profile" : "badge" }, m.tier === "profile" ? "profile" : `recall · ${m.tier}`),
+        m.reason ? h("span", { class: "reason" }, m.reason) : null,
+        pinButton(m),
         h("span", {}, `score ${fixed(m.score)}`),
         h("span", {}, `keyword ${fixed(m.ftsScore)}`),
         h("span", {}, `vector ${fixed(m.vecScore)}`),

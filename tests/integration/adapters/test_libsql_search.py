@@ -1,10 +1,12 @@
 """The libSQL search repository: its query plans and its pruning of common terms."""
 
+from importlib import resources
+
 import pytest
 from cachetools import TTLCache
 
 from engram.adapters.libsql import MemoryRepository, SearchRepository
-from engram.adapters.libsql.standing import all_standing_sql
+from engram.adapters.libsql.profile import PROFILE_SQL, all_profile_sql
 from engram.models import MemoryCreate, MemoryQuery, MemorySettingsUpdate, OwnerFilter
 
 
@@ -110,16 +112,48 @@ def batch_sql(db, action):
     return captured
 
 
-def test_standing_instructions_are_read_from_their_partial_index(search, db):
+def test_the_profile_is_read_from_its_partial_index(search, db):
     """The plan, not the clock: without the partial index every retrieval walks all of
-    the owner's rows looking for instructions (~20 ms at 10,000 memories). A session's
-    retrieval walks only the session's rows (its own index)."""
+    the owner's rows looking for profile memories (~20 ms at 10,000 memories). A
+    session's retrieval walks only the session's rows (its own index)."""
     who = OwnerFilter(("k1",))
-    alone = first_sql(db, lambda: search.standing(who, 1, 0, 10))
+    alone = first_sql(db, lambda: search.profile(who, 1, 0, 10))
     batched = batch_sql(db, lambda: search.get_many_with_context([], who, 1, 0, 10, 10))
-    for sql, params in (alone, batched[0], all_standing_sql(who, 1)):
-        assert "instruction" in sql
-        assert "memories_owner_instructions" in " ".join(plan_of(db, sql, params))
+    for sql, params in (alone, batched[0], all_profile_sql(who, 1)):
+        assert PROFILE_SQL in sql
+        assert "memories_owner_profile" in " ".join(plan_of(db, sql, params))
+
+
+def test_the_profile_index_states_the_profile_rule():
+    """The migration repeats the query's condition word for word (the planner's rule);
+    a category added to the profile without a new migration fails here."""
+    migration = resources.files("engram.adapters.libsql.migrations").joinpath(
+        "0007_profile_index.sql"
+    )
+    assert PROFILE_SQL.replace("m.metadata", "metadata") in migration.read_text()
+
+
+def test_the_profile_read_is_the_profile_rule(engine, search):
+    """What the SQL reads as the profile is what ``Memory.profile`` (models/profile.py)
+    says, for metadata of every shape a caller may send."""
+    shapes = [
+        {"category": "health"},
+        {"category": "instruction"},
+        {"category": "event"},
+        {"category": "home", "pinned": False},
+        {"category": "event", "pinned": True},
+        {"pinned": 1},
+        {"pinned": "true"},
+        {"category": "family", "source": "assistant"},
+        {"category": "family", "source": "assistant", "pinned": True},
+        {"category": ["health"]},
+        {"category": "Health"},
+        {},
+    ]
+    made = [add(engine, f"memory number {i}", metadata=m) for i, m in enumerate(shapes)]
+    read = {m.id for m in search.profile(OwnerFilter(("k1",)), engine.now_ms(), 0, 50)}
+    assert read == {m.id for m in made if m.profile}
+    assert len(read) == 4
 
 
 def test_the_recent_read_ahead_is_the_recent_read(engine, search, clock):
@@ -145,8 +179,8 @@ def test_newest_first_reads_need_no_sort(engine, db, search):
     who = OwnerFilter(("k1",))
     reads = [
         first_sql(db, lambda: search.recent(who, 1, 0, 20)),
-        first_sql(db, lambda: search.standing(who, 1, 0, 10)),
-        all_standing_sql(who, 1),
+        first_sql(db, lambda: search.profile(who, 1, 0, 10)),
+        all_profile_sql(who, 1),
         *batch_sql(db, lambda: search.get_many_with_context([], who, 1, 0, 20, 10)),
     ]
     for sql, params in reads:

@@ -118,9 +118,7 @@ def test_the_assistants_advice_is_no_standing_instruction(engine):
         ("always answer in Spanish", "user")
     ]
     found = engine.retrieval.preview("k1", RetrievalRequest(query="Tell me about penguins"))
-    assert [r.content for r in found.results if r.tier == "standing"] == [
-        "always answer in Spanish"
-    ]
+    assert [r.content for r in found.results if r.tier == "profile"] == ["always answer in Spanish"]
 
 
 def test_the_user_can_override_the_assistants_suggestion(engine):

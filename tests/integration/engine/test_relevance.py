@@ -1,5 +1,6 @@
-"""The relevance floor: only what is relevant goes into a prompt, and the preview says why
-when nothing is; standing instructions go with every request."""
+"""The relevance floor: only what is relevant is recalled into a prompt, and the preview
+says why when nothing is; the profile (who the user is, standing instructions) goes with
+every request."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def injected(engine, query, **kw):
     return engine.retrieval.retrieve("k1", RetrievalRequest(query=query, **kw))
 
 
+def recalled(result):
+    return [r for r in result.results if r.tier != "profile"]
+
+
+# What the facts above say about who the user is: the profile, injected whatever asked.
+PROFILE = {"name is Alice", "works at Acme", "based in Berlin"}
+
+
 @pytest.mark.parametrize(
     "query",
     [
@@ -47,10 +56,11 @@ def injected(engine, query, **kw):
         "Recommend a good novel",
     ],
 )
-def test_unrelated_questions_inject_nothing_and_say_why(facts, query):
+def test_unrelated_questions_recall_nothing_and_say_why(facts, query):
     result = injected(facts, query)
-    assert result.results == []
-    assert result.tokens_used == 0
+    assert recalled(result) == [] and result.recall_tokens == 0
+    assert {r.content for r in result.results} == PROFILE
+    assert result.tokens_used == result.profile_tokens
     assert "nothing relevant" in (result.resolution.reason or "")
 
 
@@ -70,7 +80,7 @@ def test_related_questions_find_their_fact(facts, query, expected):
 
 def test_a_name_the_memories_never_mention_means_nothing_is_relevant(facts):
     result = injected(facts, "What did Caroline say about the support group?")
-    assert result.results == []
+    assert recalled(result) == []
     assert "no memory mentions caroline" in (result.resolution.reason or "")
     known = injected(facts, "What does Alice do at Acme?")
     assert "works at Acme" in [r.content for r in known.results]
@@ -83,7 +93,7 @@ def test_the_floor_can_be_turned_off(facts):
     assert len(injected(facts, "Tell me a joke about penguins").results) >= len(FACTS)
 
 
-def test_standing_instructions_go_with_every_request(facts):
+def test_standing_instructions_lead_the_profile_of_every_request(facts):
     facts.memories.process_extraction(
         ExtractionJob(
             api_key_id="k1",
@@ -94,4 +104,4 @@ def test_standing_instructions_go_with_every_request(facts):
     for query in ("Tell me a joke about penguins", "Which database should I use?"):
         results = injected(facts, query).results
         assert results[0].content == "keep answers under 200 words"
-        assert results[0].tier == "standing"
+        assert (results[0].tier, results[0].reason) == ("profile", "profile: standing instruction")

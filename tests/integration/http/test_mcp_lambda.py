@@ -45,7 +45,7 @@ def test_lambda_answers_initialize_list_and_call(lambda_env):
         assert "mcp-session-id" not in response["headers"]
         answers[name] = json.loads(body_of(response))
     assert answers["mcp_server_initialize"]["result"]["serverInfo"]["name"] == "engram"
-    assert len(answers["mcp_server_tools_list"]["result"]["tools"]) == 5
+    assert len(answers["mcp_server_tools_list"]["result"]["tools"]) == 6
     call = answers["mcp_server_tools_call"]["result"]
     assert call["isError"] is False
     assert call["structuredContent"]["memory"]["type"] == "procedural"

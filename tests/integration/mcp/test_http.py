@@ -53,7 +53,7 @@ def test_every_tool_over_http(server, mode):
             return names, added, found, listed, dry, bad, deleted
 
     names, added, found, listed, dry, bad, deleted = run(scenario)
-    assert len(names) == 5
+    assert len(names) == 6
     assert added["created"] is True
     assert found["results"][0]["id"] == added["memory"]["id"]
     assert listed["total"] == 1
@@ -76,7 +76,7 @@ def test_the_endpoint_is_stateless_json(server):
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
     assert "mcp-session-id" not in response.headers
-    assert len(response.json()["result"]["tools"]) == 5
+    assert len(response.json()["result"]["tools"]) == 6
     assert httpx.get(f"{server.base}/mcp", headers=headers).status_code == 405
 
 
@@ -123,15 +123,44 @@ def test_two_keys_never_see_each_others_memories(server):
                 structured(await client.call_tool("memory_list", {})),
                 error_text(await client.call_tool("memory_delete", {"id": bobs["memory"]["id"]})),
                 structured(await client.call_tool("memory_clear", {"dryRun": True})),
+                error_text(
+                    await client.call_tool(
+                        "memory_pin", {"id": bobs["memory"]["id"], "pinned": True}
+                    )
+                ),
             )
 
-    bobs, (found, listed, refused, dry) = run(scenario)
+    bobs, (found, listed, refused, dry, unpinned) = run(scenario)
     assert found["results"] == []
     assert listed["total"] == 0
-    assert "no memory with id" in refused
+    assert "no memory with id" in refused and "no memory with id" in unpinned
     assert dry["matched"] == 0
     still = httpx.get(f"{server.base}/api/memory/{bobs['memory']['id']}", headers=server.admin)
-    assert still.status_code == 200
+    assert still.status_code == 200 and still.json()["profile"] is False
+
+
+def test_a_pinned_memory_comes_with_every_search(server):
+    secret = server.api_key("pinner")
+
+    async def scenario():
+        async with http_client(f"{server.base}/mcp", secret) as client:
+            added = structured(
+                await client.call_tool("memory_add", {"content": "Takes insulin before meals"})
+            )
+            memory_id = added["memory"]["id"]
+            before = structured(await client.call_tool("memory_search", {"query": "tax forms"}))
+            pinned = structured(
+                await client.call_tool("memory_pin", {"id": memory_id, "pinned": True})
+            )
+            after = structured(await client.call_tool("memory_search", {"query": "tax forms"}))
+            return before, pinned, after
+
+    before, pinned, after = run(scenario)
+    assert before["results"] == []
+    assert pinned["profile"] is True and pinned["metadata"]["pinned"] is True
+    assert [(r["content"], r["tier"]) for r in after["results"]] == [
+        ("Takes insulin before meals", "profile")
+    ]
 
 
 def _chat(server, secret: str, text: str) -> list[dict]:

@@ -35,6 +35,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_annotations(setup):
         "memory_clear",
         "memory_list",
         "memory_delete",
+        "memory_pin",
     }
     hints = {
         name: (t.annotations.read_only_hint, t.annotations.destructive_hint)
@@ -44,6 +45,7 @@ def test_tools_are_listed_with_schemas_descriptions_and_annotations(setup):
     assert hints["memory_list"] == (True, False)
     assert hints["memory_clear"] == (False, True)
     assert hints["memory_delete"] == (False, True)
+    assert hints["memory_pin"] == (False, False)
     for tool in tools.values():
         assert tool.input_schema["type"] == "object"
         assert tool.input_schema["additionalProperties"] is False

@@ -335,20 +335,25 @@ def _answered(
     request: RetrievalRequest,
 ) -> RetrievalResult:
     """``result`` fitted to the budget, saying which backend answered and why the ones
-    before it did not."""
+    before it did not. The profile (libSQL's, fitted to its own budget) stays; the
+    recall gets what is left of the budget and the limit."""
     budget = settings.max_tokens if request.max_tokens is None else request.max_tokens
     budget = min(budget, MAX_TOKENS_LIMIT)
+    profile = [m for m in result.results if m.tier == "profile"] if budget > 0 else []
+    profile_used = sum(m.tokens for m in profile)
+    recall = [m for m in result.results if m.tier != "profile"]
+    left = budget - profile_used
     chosen: list[RetrievedMemory] = []
     used = 0
-    for memory in result.results if budget > 0 else []:
+    for memory in recall if left > 0 else []:
         if len(chosen) >= request.limit:
             break
-        if used + memory.tokens > budget:
+        if used + memory.tokens > left:
             continue
         chosen.append(memory)
         used += memory.tokens
-    if not chosen and budget > 0 and result.results:
-        chosen, used = [result.results[0]], result.results[0].tokens
+    if not chosen and left > 0 and recall:
+        chosen, used = [recall[0]], recall[0].tokens
     resolution = result.resolution
     reasons = [f"{f.backend} failed ({f.error}): answered by {name}" for f in failures]
     if resolution.reason:
@@ -365,4 +370,10 @@ def _answered(
             "reason": "; ".join(reasons) or None,
         }
     )
-    return RetrievalResult(results=chosen, tokens_used=used, resolution=resolution)
+    return RetrievalResult(
+        results=profile + chosen,
+        tokens_used=profile_used + used,
+        profile_tokens=profile_used,
+        recall_tokens=used,
+        resolution=resolution,
+    )

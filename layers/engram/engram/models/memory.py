@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
-from pydantic import ConfigDict, Field, StrictBool, model_validator
+from pydantic import ConfigDict, Field, StrictBool, computed_field, model_validator
 
 from .common import (
     ApiKeyId,
@@ -18,6 +18,7 @@ from .common import (
     SessionId,
     UtcDatetime,
 )
+from .profile import profile_reason
 
 __all__ = [
     "ForgetOutcome",
@@ -27,6 +28,7 @@ __all__ = [
     "MemoryHistory",
     "MemoryImport",
     "MemoryPage",
+    "MemoryPin",
     "MemoryQuery",
     "MemoryStats",
     "MemoryUpdate",
@@ -62,6 +64,18 @@ class MemoryImport(MemoryCreate):
     )
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
+    profile: bool | None = Field(
+        None, exclude=True, description="As exported; ignored: metadata.pinned decides"
+    )
+
+
+class MemoryPin(ApiModel):
+    """Pin a memory into the profile (true), keep it out (false), or let its category
+    decide again (null)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pinned: StrictBool | None
 
 
 class MemoryUpdate(PartialUpdate):
@@ -96,6 +110,14 @@ class Memory(ApiModel):
     created_at: UtcDatetime
     updated_at: UtcDatetime
     expires_at: UtcDatetime | None
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="In the profile: injected with every request, not only when relevant"
+        " (a profile category, or metadata.pinned true)"
+    )
+    @property
+    def profile(self) -> bool:
+        return profile_reason(self.metadata) is not None
 
 
 @dataclass(frozen=True)

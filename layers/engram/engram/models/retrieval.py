@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from .backends import BackendFailure
 from .chat import ChatMessage
@@ -31,8 +31,10 @@ __all__ = [
     "Tier",
 ]
 
-# "backend": found by a remote memory backend's own search (Obsidian, Notion, a REST API).
-Tier = Literal["keyword", "vector", "hybrid", "recent", "standing", "backend"]
+# "profile": injected with every request (models/profile.py); the others are recall,
+# by the evidence that found them. "backend": found by a remote memory backend's own
+# search (Obsidian, Notion, a REST API).
+Tier = Literal["profile", "keyword", "vector", "hybrid", "recent", "backend"]
 
 
 class RetrievalRequest(ApiModel):
@@ -61,6 +63,24 @@ class RetrievalRequest(ApiModel):
         None,
         description="Override the settings' relevance floor for this request (0: none)",
     )
+    profile_tokens: Annotated[int, Field(ge=0, le=16_000), JSON_INT] | None = Field(
+        None,
+        description="Override the settings' profileTokens for this request (0: no profile)",
+    )
+    # The texts of the messages the request already carries (whitespace folded): a
+    # stored turn saying one of them is not recalled beside it. Set by the chat path,
+    # never by a caller (a private attribute: no field of the API).
+    _said: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    def saying(self, texts: list[str]) -> RetrievalRequest:
+        """This request, for a chat that already carries ``texts``."""
+        copy = self.model_copy()
+        copy._said = frozenset(" ".join(t.split()) for t in texts if t.strip())
+        return copy
+
+    @property
+    def said(self) -> frozenset[str]:
+        return self._said
 
 
 class RetrievedMemory(Memory):
@@ -71,6 +91,9 @@ class RetrievedMemory(Memory):
     vec_score: float | None = Field(None, description="Cosine similarity to the query")
     keyword_coverage: float | None = Field(
         None, description="Share of the query's words the memory contains (keyword matches)"
+    )
+    reason: str | None = Field(
+        None, description="Why this memory was injected: its tier's rule, and the evidence"
     )
 
 
@@ -91,8 +114,10 @@ class Resolution(ApiModel):
 
 
 class RetrievalResult(ApiModel):
-    results: list[RetrievedMemory]
+    results: list[RetrievedMemory] = Field(description="The profile first, then the recall")
     tokens_used: int
+    profile_tokens: int = Field(0, description="Of tokensUsed, the profile's")
+    recall_tokens: int = Field(0, description="Of tokensUsed, the recalled memories'")
     resolution: Resolution
 
 

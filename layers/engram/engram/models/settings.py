@@ -174,9 +174,14 @@ class MemorySettings(ApiModel):
     extract_from: Literal["user", "both"] = "user"
     # Store the proxy's turns themselves as episodic memories of their session (the
     # user's; the assistant's too with extractFrom "both"), with role, speaker and time:
-    # "what did I say about X last week" then has something to find. Off by default:
-    # it stores every turn (storage, embedding and retrieval candidates grow with use).
-    store_conversation: StrictBool = False
+    # "what did I say about X last week" then has something to find. On with memory:
+    # the facts extracted from a real conversation are a fraction of what was said
+    # (docs/extraction.md), and events and plans are found in the turns themselves.
+    store_conversation: StrictBool = True
+    # Tokens of the profile (identity, health, home, family, pets, standing
+    # instructions, pinned memories) injected with every request, out of maxTokens;
+    # recall gets the rest. 0 turns the profile off (docs/retrieval.md measures it).
+    profile_tokens: Annotated[int, Field(ge=0, le=MAX_TOKENS_LIMIT), JSON_INT] = 200
     embedding_source: Literal["auto", "remote", "static", "transformers"] = "auto"
     embedding_provider_model: OptionalText = None
     custom_base_url: EndpointUrl = None

@@ -99,6 +99,7 @@ def injected(stub) -> str:
 def remote_primary(name: str, config: dict) -> dict:
     return {
         "enabled": True,
+        "storeConversation": False,  # the facts alone: one memory per statement
         "primaryBackend": name,
         "fallbackBackends": ["libsql"],
         "backendConfigs": {name: config},

@@ -74,7 +74,9 @@ def key(engine):
 
 @pytest.fixture
 def chat(engine, jobs, stub, key):
-    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    # These tests are about facts; conversation memory (on with memory by default) has
+    # its own suite (test_conversation.py), and its turns would be recalled here too.
+    engine.settings.update(MemorySettingsUpdate(enabled=True, store_conversation=False))
     app = make_app(engine)
     with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
         yield client

@@ -84,13 +84,39 @@ def test_a_redelivered_job_stores_each_turn_once(chat, engine, key, clock):
     assert len(turns(engine, key.id)) == 1
 
 
-def test_off_by_default_stores_only_facts(engine, key, stub):
+def test_on_with_memory_unless_turned_off(engine, key, stub):
+    """Turning memory on stores the turns too; storeConversation false stores facts only."""
     engine.settings.update(MemorySettingsUpdate(enabled=True))
+    assert engine.settings.get().store_conversation
     with TestClient(make_app(engine), headers={"Authorization": f"Bearer {key.secret}"}) as client:
         say(client, SAID + ". I prefer tea.")
+        engine.queues.extraction.drain()
+        assert [t.content for t in turns(engine, key.id)] == [SAID + ". I prefer tea."]
+        engine.settings.update(MemorySettingsUpdate(store_conversation=False))
+        say(client, "I prefer green tea in the morning.", session="other")
+        engine.queues.extraction.drain()
+    assert len(turns(engine, key.id)) == 1
+    learnt = engine.memories.list_page(MemoryQuery(api_key_id=key.id)).data
+    assert any("green tea" in m.content and m.metadata.get("kind") != "turn" for m in learnt)
+
+
+def test_a_stored_turn_is_not_injected_beside_itself(chat, engine, key, stub):
+    """A client sends the history with each message: the turn stored from the first
+    request is in the second one's messages, and is not recalled into it as well; a
+    request without that history gets it."""
+    say(chat, SAID)
     engine.queues.extraction.drain()
-    assert turns(engine, key.id) == []
-    assert engine.memories.list_page(MemoryQuery(api_key_id=key.id)).data  # the fact
+    history = [
+        {"role": "user", "content": SAID},
+        {"role": "assistant", "content": stub.reply},
+        {"role": "user", "content": "What did I say about the bicycle brakes?"},
+    ]
+    chat.post("/v1/chat/completions", json={"model": "gpt-4o", "messages": history})
+    sent = stub.requests[-1]["json"]["messages"]
+    assert sum(SAID in str(m["content"]) for m in sent) == 1
+    say(chat, "What did I say about the bicycle brakes?", session="later")
+    system = stub.requests[-1]["json"]["messages"][0]["content"]
+    assert SAID in system
 
 
 def test_what_was_said_is_found_and_injected_as_said(chat, engine, key, stub):

@@ -237,6 +237,7 @@ def remote_result(
         reason=None,
         backend=name,
     )
+    used = sum(r.tokens for r in results)
     return RetrievalResult(
-        results=results, tokens_used=sum(r.tokens for r in results), resolution=resolution
+        results=results, tokens_used=used, recall_tokens=used, resolution=resolution
     )

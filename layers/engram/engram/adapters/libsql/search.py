@@ -17,8 +17,8 @@ from ...ports import RankingRows
 from .database import Database
 from .fts import build_match, index_term, query_terms
 from .keyword_index import KeywordIndexCache
+from .profile import ProfileCache
 from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
-from .standing import StandingCache
 from .versions import read_scope
 
 __all__ = ["SearchRepository"]
@@ -61,7 +61,7 @@ class SearchRepository:
         # moves the pruning threshold of one term for a few minutes.
         self._doc_freq: TTLCache[str, int] = TTLCache(maxsize=8192, ttl=300)
         self._doc_freq_lock = threading.Lock()
-        self._standing = StandingCache(db)
+        self._profile = ProfileCache(db)
 
     def available(self) -> bool:
         return self.db.table_exists("memory_fts")
@@ -86,10 +86,10 @@ class SearchRepository:
         now_ms: int,
         cutoff_ms: int,
         recent_limit: int,
-        standing_limit: int,
+        profile_limit: int,
         seqs: Sequence[int] = (),
     ) -> RankingRows:
-        """``get_many``, ``recent`` and ``standing`` read together: one round trip to a
+        """``get_many``, ``recent`` and ``profile`` read together: one round trip to a
         server instead of three. From a local file the recent rows, which only a short
         ranking looks at, are read when looked at (a statement saved, ~0.3-0.6 ms)."""
         owner_clause, params = owner_sql(who)
@@ -99,8 +99,8 @@ class SearchRepository:
             base + " AND m.updated_at >= ? ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
             [*params, *extra, cutoff_ms, recent_limit],
         )
-        standing = self._standing.read(who, now_ms, cutoff_ms, standing_limit)
-        statements = [] if standing.statement is None else [standing.statement]
+        profile = self._profile.read(who, now_ms, cutoff_ms, profile_limit)
+        statements = [] if profile.statement is None else [profile.statement]
         if self.db.is_remote:
             statements.append(recent_sql)
         among = [(column, v) for column, v in (("id", ids), ("seq", seqs)) if v]
@@ -109,12 +109,12 @@ class SearchRepository:
         memories = [
             row_to_memory(r) for found in results[len(results) - len(among) :] for r in found
         ]
-        found = results.pop(0) if standing.statement is not None else []
-        instructions = [row_to_memory(r) for r in standing.rows(found)]
+        found = results.pop(0) if profile.statement is not None else []
+        profiled = [row_to_memory(r) for r in profile.rows(found)]
         recent = LazyMemories(
             results[0] if self.db.is_remote else lambda: self.db.query(*recent_sql)
         )
-        return RankingRows(memories=memories, recent=recent, standing=instructions)
+        return RankingRows(memories=memories, recent=recent, profile=profiled)
 
     def selective_terms(self, terms: list[str]) -> list[str]:
         """``terms`` without those in half the indexed memories or more.
@@ -288,10 +288,10 @@ class SearchRepository:
                 found.add(term)
         return found
 
-    def standing(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
-        standing = self._standing.read(who, now_ms, cutoff_ms, limit)
-        found = [] if standing.statement is None else self.db.query(*standing.statement)
-        return [row_to_memory(r) for r in standing.rows(found)]
+    def profile(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
+        profile = self._profile.read(who, now_ms, cutoff_ms, limit)
+        found = [] if profile.statement is None else self.db.query(*profile.statement)
+        return [row_to_memory(r) for r in profile.rows(found)]
 
     def recent(self, who: OwnerFilter, now_ms: int, cutoff_ms: int, limit: int) -> list[Memory]:
         """Live memories, most recently stated first."""

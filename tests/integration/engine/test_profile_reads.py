@@ -1,6 +1,7 @@
-"""Standing instructions are read from the database once per owner version, and still
-go with every request as the database says they are now: a new one written by another
-process comes at once, an expired one or one past retention never."""
+"""The profile (here, standing instructions) is read from the database once per owner
+version, and still goes with every request as the database says it is now: a new
+memory written by another process comes at once, an expired one or one past retention
+never."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from datetime import timedelta
 import pytest
 
 from engram import MemorySettingsUpdate, open_engine
-from engram.adapters.libsql.standing import CAP
+from engram.adapters.libsql.profile import CAP, PROFILE_SQL
 from engram.models import MemoryCreate, RetrievalRequest
+from engram.retrieval import PROFILE_LIMIT
 from tests.support.statements import statements
 
 QUESTION = "Which database should I use for the project?"
@@ -25,14 +27,14 @@ def instruct(engine, text, key, **fields):
 
 
 def standing(engine, **request):
-    asked = RetrievalRequest(query=QUESTION, **request)
+    asked = RetrievalRequest(query=QUESTION, profile_tokens=16_000, **request)
     results = engine.retrieval.retrieve("k1", asked).results
-    return [r.content for r in results if r.tier == "standing"]
+    return [r.content for r in results if r.tier == "profile"]
 
 
 def instruction_reads(engine):
     sent = statements(engine.retrieval.search.db, lambda: standing(engine))
-    return [sql for sql in sent if "instruction" in sql]
+    return [sql for sql in sent if PROFILE_SQL in sql]
 
 
 @pytest.fixture
@@ -83,17 +85,18 @@ def test_expiry_and_retention_apply_at_each_query(instructed, clock):
 
 def test_an_owner_with_more_than_the_cache_holds(engine, clock):
     """Read with the time conditions, as before the cache, once found to be too many;
-    the newest ten live ones go, the newest of all expiring between two retrievals."""
+    the newest live ones go, the newest of all expiring between two retrievals."""
     soon = clock.now + timedelta(minutes=5)
     for i in range(CAP + 6):
         expiry = {"expires_at": soon} if i >= CAP + 1 else {}
         instruct(engine, f"rule number {i}", f"rule{i}", **expiry)
         clock.advance(seconds=1)
-    assert standing(engine) == [f"rule number {i}" for i in range(CAP + 5, CAP - 5, -1)]
+    newest = range(CAP + 5, CAP + 5 - PROFILE_LIMIT, -1)
+    assert standing(engine) == [f"rule number {i}" for i in newest]
     clock.advance(minutes=10)
     reads = instruction_reads(engine)
     assert len(reads) == 1 and "updated_at >= ?" in reads[0]  # at once, one statement
-    assert standing(engine) == [f"rule number {i}" for i in range(CAP, CAP - 10, -1)]
+    assert standing(engine) == [f"rule number {i}" for i in range(CAP, CAP - PROFILE_LIMIT, -1)]
 
 
 def test_instructions_too_large_to_keep_are_read_as_before(engine):
@@ -113,5 +116,5 @@ def test_expired_instructions_do_not_count_towards_what_is_kept(engine, clock):
         expiry = {"expires_at": soon} if i < 20 else {}
         instruct(engine, f"rule number {i}", f"rule{i}", **expiry)
     clock.advance(minutes=10)  # 20 gone: CAP - 10 left, few enough to keep
-    assert len(standing(engine)) == 10
+    assert len(standing(engine)) == PROFILE_LIMIT
     assert instruction_reads(engine) == []
