@@ -21,15 +21,34 @@ exercised against stand-in servers: tests/integration/http/routers/test_backends
 Nor that a model extractor needs a model: a generated "llm" or "rules+llm" without
 ``extractorModel`` becomes "rules" (the model path: tests/integration/engine/
 test_llm_extractor.py).
+
+And one guard for the generator itself: Hypothesis describes a filtered strategy's
+lambda by parsing its source (``ast.parse``), and CPython 3.11's AST constructor keeps
+its recursion depth per interpreter, not per thread: two workers parsing at once fail
+with "AST constructor recursion depth mismatch" (a runtime error of the run, not a
+finding about Engram). Those descriptions are made one at a time.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import schemathesis
+from hypothesis.internal import lambda_sources
+
+_describing = threading.Lock()
+_describe = lambda_sources.lambda_description
+
+
+def _one_at_a_time(f: Any) -> str:
+    with _describing:
+        return _describe(f)
+
+
+lambda_sources.lambda_description = _one_at_a_time
 
 _FUTURE = (datetime.now(UTC) + timedelta(days=3650)).isoformat()
 

@@ -64,7 +64,7 @@ class MemoryImport(MemoryCreate):
     )
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
-    profile: bool | None = Field(
+    profile: StrictBool | None = Field(
         None, exclude=True, description="As exported; ignored: metadata.pinned decides"
     )
 
