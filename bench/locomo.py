@@ -407,6 +407,11 @@ def main() -> None:
     )
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument(
+        "--no-facts",
+        action="store_true",
+        help="with --via-proxy: the rules read nothing (what the facts cost the turns' recall)",
+    )
+    parser.add_argument(
         "--profile-tokens",
         type=int,
         help="with --via-proxy: the profile's budget (0: no profile); the default's otherwise",
@@ -423,6 +428,14 @@ def main() -> None:
     conversations = load(args.data)
     target: Any = OverHttp(args.api, args.token) if args.api else InProcess()
     if args.via_proxy:
+        if args.no_facts:
+            from engram.extraction import RuleExtractor
+            from engram.models.facts import Extraction
+
+            def nothing(self: Any, request: Any) -> list[Extraction]:
+                return [Extraction([], text=turn.text) for turn in request.turns]
+
+            RuleExtractor.extract = nothing  # type: ignore[method-assign]
         target = ViaProxy()
         if args.profile_tokens is not None:
             from engram import MemorySettingsUpdate

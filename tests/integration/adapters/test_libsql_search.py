@@ -148,12 +148,15 @@ def test_the_profile_read_is_the_profile_rule(engine, search):
         {"category": "family", "source": "assistant", "pinned": True},
         {"category": ["health"]},
         {"category": "Health"},
+        {"category": "pet", "when": "2026-11-21"},
+        {"category": "pet", "when": None},
+        {"category": "pet", "when": "2026-11-21", "pinned": True},
         {},
     ]
     made = [add(engine, f"memory number {i}", metadata=m) for i, m in enumerate(shapes)]
     read = {m.id for m in search.profile(OwnerFilter(("k1",)), engine.now_ms(), 0, 50)}
     assert read == {m.id for m in made if m.profile}
-    assert len(read) == 4
+    assert len(read) == 5
 
 
 def test_the_recent_read_ahead_is_the_recent_read(engine, search, clock):

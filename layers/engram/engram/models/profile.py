@@ -4,7 +4,9 @@ A profile memory is injected with every request, whatever its words, within its 
 token budget (``profileTokens``); every other memory is recalled only when relevant to
 the message. The tier is decided by category: who the user is (identity, which covers
 name, language, diet and job as the extractors state them), health, home, family,
-pets, and the standing instructions to the assistant. ``metadata.pinned`` overrides
+pets, and the standing instructions to the assistant, as states: a dated fact
+(``metadata.when``: "got a puppy two weeks ago", "grandma passed away") is something that
+happened or is planned, and is recalled when relevant. ``metadata.pinned`` overrides
 it: ``true`` puts any memory in the profile, ``false`` keeps one out.
 
 What the assistant said (``metadata.source: assistant``) is the other side's, not the
@@ -28,7 +30,7 @@ def profile_reason(metadata: Mapping[str, Any]) -> str | None:
     pinned = metadata.get("pinned")
     if pinned is True:
         return "pinned"
-    if pinned is False or metadata.get("source") == "assistant":
+    if pinned is False or metadata.get("source") == "assistant" or "when" in metadata:
         return None
     category = metadata.get("category")
     if category in PROFILE_CATEGORIES:

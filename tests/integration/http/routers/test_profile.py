@@ -230,3 +230,25 @@ def test_pin_over_rest_and_the_profile_flag_on_memories(memory_on):
         assert bad.status_code == 422
         missing = client.put("/api/memory/nope/pin", json={"pinned": True})
         assert missing.status_code == 404
+
+
+def test_what_happened_is_recalled_with_its_date_not_profiled(memory_on, stub, clock):
+    """A dated fact is an event (or a plan): recalled when relevant, dated in the block;
+    the state beside it ("have a dog called Rex") is profile. (Facts alone: with the
+    turns stored, the turn would be recalled in the fact's place, as said.)"""
+    memory_on.settings.update(MemorySettingsUpdate(store_conversation=False))
+    key, client = client_for(memory_on, "events")
+    with client:
+        say(client, "We adopted a rescue cat last weekend.", session="first")
+        say(client, "We have a dog called Rex.", session="first")
+        memory_on.queues.extraction.drain()
+        facts = memory_on.memories.list_page(MemoryQuery(api_key_id=key.id)).data
+        cat = next(m for m in facts if "rescue cat" in m.content and m.metadata.get("category"))
+        assert cat.metadata["when"] and cat.profile is False
+        assert [m.content for m in facts if m.profile] == ["have a dog called Rex"]
+        say(client, UNRELATED, session="later")
+        profile, recalled = sections(injected(stub))
+        assert profile == ["- pet: have a dog called Rex"] and recalled == []
+        say(client, "Any tips for the rescue cat we adopted?", session="later")
+        profile, recalled = sections(injected(stub))
+        assert f"- pet on {cat.metadata['when']}: {cat.content}" in recalled

@@ -31,14 +31,16 @@ _MAX_BYTES = 32 * 1024
 _ENTRIES = 1024  # owners (with their scope) kept, least recently used evicted: <= 32 MiB
 _CATEGORIES = ", ".join(f"'{c}'" for c in sorted(PROFILE_CATEGORIES))
 # models/profile.py's rule in SQL: pinned (JSON true), or a profile category neither
-# unpinned (JSON false) nor said by the assistant. Word for word the WHERE of the partial
-# index memories_owner_profile (migration 0007, with ``m.`` left out): SQLite uses a
-# partial index only for a query that repeats its condition.
+# unpinned (JSON false), nor said by the assistant, nor dated (an event, a plan). Word
+# for word the WHERE of the partial index memories_owner_profile (migration 0007, with
+# ``m.`` left out): SQLite uses a partial index only for a query that repeats its
+# condition.
 PROFILE_SQL = (
     "(json_type(m.metadata, '$.pinned') IS 'true'"
     f" OR (json_extract(m.metadata, '$.category') IN ({_CATEGORIES})"
     " AND json_type(m.metadata, '$.pinned') IS NOT 'false'"
-    " AND json_extract(m.metadata, '$.source') IS NOT 'assistant'))"
+    " AND json_extract(m.metadata, '$.source') IS NOT 'assistant'"
+    " AND json_type(m.metadata, '$.when') IS NULL))"
 )
 _ORDER = " ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?"
 
