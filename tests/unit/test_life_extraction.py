@@ -71,6 +71,10 @@ def read(text: str) -> list[tuple[str, str, str | None]]:
             "I'm so excited to tell you I started a weekend yoga class!",
             [("learning", "started a weekend yoga class", "2026-12-03")],
         ),
+        # A condition one lives with is a state (profile); one today is an event.
+        ("I have epilepsy.", [("health", "have epilepsy", None)]),
+        ("I have high cholesterol.", [("health", "have high cholesterol", None)]),
+        ("I have a migraine today.", [("health", "have a migraine", "2026-12-03")]),
     ],
 )
 def test_what_people_say_about_their_lives(text, expected):

@@ -24,6 +24,7 @@ LANGUAGES = {
         [
             "I'm vegetarian and I live in Lyon.",
             "I am allergic to peanuts.",
+            "I have epilepsy.",
             "I have two kids, Sam and Ada.",
             "Always answer in Spanish.",
         ],
