@@ -21,13 +21,14 @@ from typing import Any
 import numpy as np
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["MAX_INT_DIGITS", "BodyLimits", "json_problem", "strict_loads"]
+__all__ = ["MAX_INT_DIGITS", "NDJSON", "BodyLimits", "is_json", "json_problem", "strict_loads"]
 
 # Digits of the longest integer accepted (2**64 has 20); Python refuses > 4,300 anyway.
 MAX_INT_DIGITS = 100
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = b"[]{}"
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
+NDJSON = "application/x-ndjson"
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -99,6 +100,17 @@ def json_problem(raw: bytes, max_depth: int, *, lines: bool = False) -> str | No
     return None
 
 
+def is_json(content_type: str) -> bool:
+    """Whether FastAPI parses a body of this (lower-cased, parameterless) type as JSON:
+    no type at all, ``*/json`` or ``*/*+json`` (``application/vnd.api+json``...). The
+    checks must cover exactly what the application will parse, or a family member
+    carries NaN or a lone surrogate past them."""
+    if not content_type:
+        return True
+    subtype = content_type.partition("/")[2]
+    return subtype == "json" or subtype.endswith("+json")
+
+
 def _error(status: int, message: str, kind: str) -> tuple[int, bytes]:
     body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
     return status, json.dumps(body).encode("utf-8")
@@ -148,8 +160,8 @@ class BodyLimits:
                 break
         body = b"".join(chunks)
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
-        if body and content_type in ("application/json", "application/x-ndjson"):
-            problem = json_problem(body, self.max_depth, lines=content_type.endswith("ndjson"))
+        if body and (is_json(content_type) or content_type == NDJSON):
+            problem = json_problem(body, self.max_depth, lines=content_type == NDJSON)
             if problem is not None:
                 await self._refuse(send, *_error(400, problem, "invalid_json"))
                 return

@@ -36,6 +36,27 @@ SECRETS = [
         "the account SID is AC92c7ce5672911f2d4516ea88356caf12.",
         "AC92c7ce5672911f2d4516ea88356caf12",
     ),
+    # passwords in other spellings and languages (issue 33)
+    ("pw=hunter2 for the router", "hunter2"),
+    ("wifi pw: Kedi2024x", "Kedi2024x"),
+    ("the p@ssword is Tr0ub4dor", "Tr0ub4dor"),
+    ("kata sandi saya adalah rahasia123", "rahasia123"),
+    ("şifrem 4581qwe, unutma", "4581qwe"),
+    ("parolam: Kedi2024", "Kedi2024"),
+    ("Passwort: Geheim99", "Geheim99"),
+    # card numbers (issuer prefix and Luhn), IBANs (mod 97), national identity numbers
+    ("my card is 4111 1111 1111 1111, expiring 12/28", "4111 1111 1111 1111"),
+    ("Mastercard 5500-0000-0000-0004 was charged", "5500-0000-0000-0004"),
+    ("the amex 378282246310005 is the company one", "378282246310005"),
+    ("pay to IBAN DE89 3704 0044 0532 0130 00 by Friday", "DE89 3704 0044 0532 0130 00"),
+    ("gb82west12345698765432 is my account", "gb82west12345698765432"),
+    ("Hesap: TR33 0006 1005 1978 6457 8413 26", "TR33 0006 1005 1978 6457 8413 26"),
+    ("my SSN is 123-45-6789", "123-45-6789"),
+    ("social security number 078 05 1120", "078 05 1120"),
+    ("NI number AB 12 34 56 C", "AB 12 34 56 C"),
+    ("TC kimlik numaram 10000000146", "10000000146"),
+    ("NIK saya 3171234567890001", "3171234567890001"),
+    ("passport number X1234567 expires soon", "X1234567"),
     # a random token of no known vendor
     ("use 9fQ2xLmP7vRt3ZkWb8NcY4Hs6DgJ1aUe as the header", "9fQ2xLmP7vRt3ZkWb8NcY4Hs6DgJ1aUe"),
 ]
@@ -53,6 +74,15 @@ NOT_SECRETS = [
     "See https://docs.python.org/3/library/re.html for the syntax.",
     "Caroline went to the LGBTQ support group on 7 May 2023.",
     "The secret to good pasta is salt.",
+    # numbers that are not identifiers: a failed check digit, phones, dates, amounts
+    "order number 4111111111111112 shipped",  # Luhn fails
+    "GB82 WEST 1234 5698 7654 31 is a typo'd IBAN",  # mod 97 fails
+    "call me at +44 7911 123456 after six",
+    "my number is 0812 3456 7890",
+    "I ran 5000 meters in 2023 and paid 1234.56 for the shoes",
+    "the build 1700000000000 finished; version 1.12.123456789012",
+    "12345678901 is not a valid TC number",  # check digits fail
+    "Every page has to pass WCAG AA, pw or not.",
 ]
 
 

@@ -20,6 +20,7 @@ from .ports import DenseScores
 __all__ = [
     "DENSE_WEIGHT",
     "SPEAKER_BONUS",
+    "keyword_by_id",
     "named_speakers",
     "partial_weighted",
     "rrf",
@@ -76,6 +77,21 @@ def weighted(
         if squashed.size and squashed.max() > 0:
             np.add.at(fused, positions, (squashed / squashed.max()).astype(np.float32))
     return DenseScores(dense.ids, fused, dense.position, {}).top(k)
+
+
+def keyword_by_id(keyword: list[tuple[int, float]], dense: DenseScores) -> dict[str, float]:
+    """(row seq, BM25) as memory id -> BM25, for the rows the dense side scored.
+
+    ``seq_position`` is the index's live mapping, shared, not copied: another thread's
+    refresh may have added a row after ``dense`` was cut, whose position is past
+    ``ids`` (4 writers and 2 readers on one key once made this an IndexError)."""
+    n = len(dense.ids)
+    found: dict[str, float] = {}
+    for seq, bm25 in keyword:
+        position = dense.seq_position.get(seq)
+        if position is not None and position < n:
+            found[dense.ids[position]] = bm25
+    return found
 
 
 def partial_weighted(

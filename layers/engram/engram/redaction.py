@@ -26,6 +26,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from .identifiers import redact_identifiers
+
 __all__ = ["REDACTED", "contains_secret", "redact", "redact_value"]
 
 REDACTED = "[REDACTED]"
@@ -80,11 +82,17 @@ _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/@:]+:[^\s/@]+@
 # A value introduced as a secret: "password is X", "api key: X", "token=X", "pwd X".
 _LABELLED = re.compile(
     r"(?i)\b(?P<label>(?:(?:api|access|secret|private|auth|bearer|client|session|refresh|rest|"
-    r"admin|root|master|deploy|service|app)[ _\-]?)?(?:pass(?:word|phrase|wd)?|pwd|"
+    r"admin|root|master|deploy|service|app)[ _\-]?)?(?:"
+    # Indonesian, Turkish, German, French, Spanish: the languages of the test sets and
+    # their neighbours ("kata sandi saya adalah X", "şifrem X", "Passwort: X"); before
+    # "pass", which would otherwise take "Passwort" as "Pass" and its value as "wort".
+    r"kata[ _\-]?sandi|sandi|[şs]ifre(?:m|si|niz)?|parola(?:m|s[ıi]|n[ıi]z)?|passwort|"
+    r"mot[ _\-]de[ _\-]passe|contrase[ñn]a|p[a@4]ss(?:w[o0]rd|phrase|wd)?|pwd|pw|"
     r"secret(?:[ _\-]?key)?|token|api[ _\-]?key|access[ _\-]?key(?:[ _\-]?id)?|credentials?|"
     r"pin(?:[ _\-]?code)?|passcode|cvv|cvc|(?:account[ _\-]?)?sid|key))"
     # A few words may come between ("the root password on that box is X").
-    r"(?P<sep>(?:(?:\s+(?!is\b|was\b)[\w'-]+){1,4}?\s+(?:is|was)\b|\s*(?:\bis\b|\bwas\b|=|:|\bto\b)?)"
+    r"(?P<sep>(?:(?:\s+(?!is\b|was\b|adalah\b)[\w'-]+){1,4}?\s+(?:is|was|adalah)\b|"
+    r"\s*(?:\bis\b|\bwas\b|\badalah\b|\bialah\b|=|:|\bto\b)?)"
     r"\s*[\"'`]?)"
     r"(?P<value>[^\s\"'`,;]{4,})"
 )
@@ -121,6 +129,7 @@ def _labelled(match: re.Match[str]) -> str:
     sep = match.group("sep").strip(" \"'`").lower()
     between = sep.rsplit(" ", 1)[0] if " " in sep else ""
     sep = sep.split()[-1] if sep.split() else ""
+    sep = "is" if sep in ("adalah", "ialah") else sep
     if _WEAK_LABELS.match(match.group("label")) and not (
         any(c.isdigit() for c in value) and len(value) >= 4
     ):
@@ -221,6 +230,13 @@ _SHAPE_MARKS = (
 )
 _LABEL_MARKS = (
     "pass",
+    "p@ss",
+    "p4ss",
+    "pw",
+    "sandi",
+    "ifre",
+    "parola",
+    "contrase",
     "pwd",
     "secret",
     "token",
@@ -251,6 +267,7 @@ _ASSIGN_MARKS = (
 
 
 def _redact(text: str) -> str:
+    text = redact_identifiers(text)
     low = text.lower()
     if (_KEY_RUN.search(text) or "bearer" in low or "-----begin" in low) and any(
         mark in low for mark in _SHAPE_MARKS

@@ -25,7 +25,7 @@ import numpy as np
 
 from .conversation import TURN_KIND
 from .errors import EngramError, StorageError
-from .fusion import named_speakers, partial_weighted, rrf, strip_names, weighted
+from .fusion import keyword_by_id, named_speakers, partial_weighted, rrf, strip_names, weighted
 from .health import FailureLog
 from .models import (
     DAY_MS,
@@ -344,8 +344,7 @@ class Retriever:
         else:
             hits = self._keyword_scores(stripped, who, outcome)
             best = weighted(hits, dense, names, limit + FUSION_SPARE)
-            positions = dense.seq_position
-            fts = {dense.ids[positions[seq]]: bm25 for seq, bm25 in hits if seq in positions}
+            fts = keyword_by_id(hits, dense)
             ranked = self._fused(best, keyword, dense, who, now, cutoff, fts, outcome, limit)
         if not ranked:
             if strategy is Strategy.SEMANTIC:

@@ -12,12 +12,21 @@ a metadata address for the request).
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
+
+import idna
 
 from .errors import InvalidInputError
 
-__all__ = ["check_endpoint_url", "forbidden_address", "resolve_allowed", "same_origin"]
+__all__ = [
+    "check_endpoint_url",
+    "check_host",
+    "forbidden_address",
+    "resolve_allowed",
+    "same_origin",
+]
 
 _METADATA_HOSTS = frozenset(
     {
@@ -36,6 +45,8 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+# A DNS label as resolvers and HTTP clients take it (underscores too: container names).
+_LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$")
 
 
 def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
@@ -75,8 +86,58 @@ def _literal(host: str) -> Address | None:
     return ipaddress.IPv4Address(packed)
 
 
+def _ascii_host(host: str, field: str) -> str:
+    """``host`` as a client will send it: lower-case ASCII, an IDNA name in its xn-- form.
+    Full-width or circled digits and letters are mapped (UTS 46, as browsers do) before
+    any check, so ``１６９.２５４.１６９.２５４`` is the metadata address it spells; a
+    name no client can send (an empty label, a label too long) is refused here, not by
+    every later request."""
+    host = host.lower().rstrip(".")
+    if host.startswith("[") or ":" in host:
+        return host  # IPv6: urlsplit has checked its brackets
+    if not host.isascii():
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii").lower()
+        except (idna.IDNAError, UnicodeError) as exc:
+            raise InvalidInputError(
+                f"{field} has a host that is not a valid name", field=field
+            ) from exc
+    labels = host.split(".")
+    if len(host) > 253 or not all(_LABEL.match(label) for label in labels):
+        raise InvalidInputError(f"{field} has a host that is not a valid name", field=field)
+    return host
+
+
+def check_host(host: str, field: str = "host") -> str:
+    """A bare host (a name or an address, IPv6 with or without brackets) as it will be
+    used, checked as the host of an endpoint URL is: never a cloud metadata service."""
+    bare = host.strip()
+    if ":" in bare and not bare.startswith("["):
+        bare = f"[{bare}]"
+    if not bare:
+        return ""
+    try:
+        hostname = urlsplit(f"http://{bare}").hostname
+    except ValueError as exc:
+        raise InvalidInputError(f"{field} is not a valid host", field=field) from exc
+    if not hostname:
+        raise InvalidInputError(f"{field} is not a valid host", field=field)
+    ascii_host = _ascii_host(hostname, field)
+    _refuse_metadata(ascii_host, field)
+    return f"[{ascii_host}]" if host.strip().startswith("[") else ascii_host
+
+
+def _refuse_metadata(host: str, field: str) -> None:
+    if host in _METADATA_HOSTS:
+        raise InvalidInputError(f"{field} points at a cloud metadata service", field=field)
+    literal = _literal(host)
+    if literal is not None and forbidden_address(literal):
+        raise InvalidInputError(f"{field} points at a cloud metadata address", field=field)
+
+
 def check_endpoint_url(url: str, field: str = "customBaseUrl") -> str:
-    """The URL without a trailing slash, or ``InvalidInputError`` naming what is wrong."""
+    """The URL without a trailing slash, its host in ASCII, or ``InvalidInputError``
+    naming what is wrong."""
     try:
         parts = urlsplit(url.strip())
         port = parts.port  # raises on a malformed port
@@ -90,13 +151,12 @@ def check_endpoint_url(url: str, field: str = "customBaseUrl") -> str:
         raise InvalidInputError(f"{field} must not embed credentials", field=field)
     if parts.query or parts.fragment:
         raise InvalidInputError(f"{field} must not have a query string or fragment", field=field)
-    host = parts.hostname.lower().rstrip(".")
-    if host in _METADATA_HOSTS:
-        raise InvalidInputError(f"{field} points at a cloud metadata service", field=field)
-    literal = _literal(host)
-    if literal is not None and forbidden_address(literal):
-        raise InvalidInputError(f"{field} points at a cloud metadata address", field=field)
-    del port
+    host = _ascii_host(parts.hostname, field)
+    _refuse_metadata(host, field)
+    if host != parts.hostname:
+        shown = f"[{host}]" if ":" in host else host
+        netloc = shown if port is None else f"{shown}:{port}"
+        return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
     return url.strip().rstrip("/")
 
 

@@ -22,7 +22,7 @@ from engram.models import ApiModel, MemoryImport
 from engram.models.common import ApiKeyId
 
 from ..deps import AdminAuth, EngineDep
-from ..limits import strict_loads
+from ..limits import NDJSON, is_json, strict_loads
 from ..schemas import MANAGEMENT_ERRORS, ImportResult, errors
 
 router = APIRouter(
@@ -31,7 +31,6 @@ router = APIRouter(
 
 MAX_IMPORT_ITEMS = 10_000
 _MAX_REPORTED = 100
-NDJSON = "application/x-ndjson"
 
 
 class ExportQuery(ApiModel):
@@ -46,9 +45,8 @@ def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInputError("the body is not UTF-8 text") from exc
-    is_array = content_type.startswith("application/json") or (
-        not content_type.startswith(NDJSON) and text.lstrip().startswith("[")
-    )
+    media = content_type.split(";")[0].strip().lower()
+    is_array = (media and is_json(media)) or (media != NDJSON and text.lstrip().startswith("["))
     if is_array:
         try:
             data = strict_loads(text)
@@ -61,7 +59,10 @@ def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
         return list(enumerate(data))
     items: list[tuple[int, Any]] = []
     problems: list[dict[str, Any]] = []
-    for index, line in enumerate(text.splitlines()):
+    # Lines end with "\n" (export's), optionally "\r\n"; not str.splitlines(), which also
+    # breaks at U+2028, U+0085 and the other separators a memory's text may hold.
+    for index, line in enumerate(text.split("\n")):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from engram import Config, MemorySettingsUpdate, open_engine
+from engram.fusion import keyword_by_id, weighted
 from engram.models import (
     EmbeddingJob,
     MemoryCreate,
@@ -326,3 +327,27 @@ def test_libsql_f8_decoding_matches_libsql(dim, engine, db):
     assert np.abs(decode(blob, dim) - vector).max() < 0.02
     assert np.array_equal(decode(db.scalar("SELECT vector32(?)", (vector.tobytes(),)), dim), vector)
     assert decode(b"\x00" * 7, dim) is None
+
+
+@pytest.mark.parametrize("owners", [("k1",), ("k1", "k2")])
+def test_scores_cut_before_another_thread_refreshes_stay_consistent(engine, owners):
+    """A query's scores share the index's live mappings; a refresh by another thread
+    (a write landing between a reader's cut and its fusion) adds rows past the cut.
+    4 writers and 2 readers on one key once made this an IndexError (a 503)."""
+    for owner in owners:
+        seed(engine, owner)
+    who = OwnerFilter(owners)
+    before = dense(engine, "cat", who)
+    cut = set(before.ids)
+    added = [
+        engine.memories.create(MemoryCreate(api_key_id="k1", content=f"I own {n} bicycles"))
+        for n in range(40)
+    ]
+    engine.vectors.reindex()
+    after = dense(engine, "cat", who)  # the same index, refreshed: its mappings grew
+    assert {m.id for m in added} <= set(after.ids)
+    seqs = list(before.seq_position) + list(after.seq_position)
+    found = keyword_by_id([(seq, 1.0) for seq in seqs], before)
+    assert found and set(found) <= cut
+    fused = weighted([(seq, 1.0) for seq in seqs], before, set(), 10)
+    assert {i for i, _ in fused} <= cut

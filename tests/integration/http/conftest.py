@@ -10,9 +10,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from engram import Config, Engine, reset_engines
+from engram import Config, Engine, MemorySettingsUpdate, open_engine, reset_engines
+from engram.models import ApiKeyCreate
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN, AUTH
+from tests.support.upstream_stub import StubUpstream
 
 
 @pytest.fixture
@@ -44,3 +46,26 @@ def lambda_env(monkeypatch: pytest.MonkeyPatch, db_path: Path) -> Iterator[str]:
     reset_engines()
     yield url
     reset_engines()
+
+
+@pytest.fixture
+def chat(engine, client):
+    """The chat proxy over a stub upstream, memory on, one API key: (client, stub, engine)."""
+    engine.settings.update(MemorySettingsUpdate(enabled=True))
+    client.post(
+        "/api/memory",
+        json={"apiKeyId": "ignored", "key": "pet", "content": "My cat is named Biscuit"},
+    )
+    key = engine.keys.create(ApiKeyCreate(name="hostile"))
+    with StubUpstream() as stub:
+        config = Config(
+            db_url=engine.config.db_url,
+            admin_token=SecretStr(ADMIN_TOKEN),
+            upstream_base_url=stub.url,
+            upstream_api_key=SecretStr("sk"),
+        )
+        proxy = open_engine(config, jobs="manual")
+        app = create_app(config=config, engine=lambda: proxy)
+        with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as http:
+            yield http, stub, proxy
+        proxy.close()

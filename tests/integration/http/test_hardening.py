@@ -10,11 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from engram import Config, MemorySettingsUpdate
-from engram.models import ApiKeyCreate
+from engram import Config
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN, AUTH
-from tests.support.upstream_stub import StubUpstream
 
 MEMORY = {"apiKeyId": "key_a", "key": "pet", "content": "My cat is named Biscuit"}
 
@@ -112,27 +110,6 @@ def test_the_chat_and_import_have_their_own_limits(engine):
 
 
 # -- 3. the chat proxy never 500s on parseable input
-
-
-@pytest.fixture
-def chat(engine, client):
-    engine.settings.update(MemorySettingsUpdate(enabled=True))
-    client.post("/api/memory", json={**MEMORY, "apiKeyId": "ignored"})
-    key = engine.keys.create(ApiKeyCreate(name="hostile"))
-    with StubUpstream() as stub:
-        config = Config(
-            db_url=engine.config.db_url,
-            admin_token=SecretStr(ADMIN_TOKEN),
-            upstream_base_url=stub.url,
-            upstream_api_key=SecretStr("sk"),
-        )
-        from engram import open_engine
-
-        proxy = open_engine(config, jobs="manual")
-        app = create_app(config=config, engine=lambda: proxy)
-        with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as http:
-            yield http, stub, proxy
-        proxy.close()
 
 
 def post_chat(http, raw: bytes):

@@ -19,7 +19,7 @@ from pydantic import ConfigDict, Field, SecretStr, StrictBool, ValidationError, 
 
 from ..errors import InvalidInputError
 from ..urlpolicy import check_endpoint_url
-from .common import JSON_INT, ApiModel
+from .common import JSON_INT, ApiModel, credential
 
 __all__ = [
     "BACKEND_KINDS",
@@ -45,7 +45,9 @@ BACKEND_KINDS = ("http", "obsidian", "notion")
 _FORBID = ConfigDict(extra="forbid")
 # A header name is an HTTP token; a value has no control characters (no header injection).
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
-_HEADER_VALUE = re.compile(r"^[^\x00-\x1f\x7f]{0,4096}$")
+# What an HTTP client sends as a header value: printable ASCII and tabs (httpx encodes
+# values as ASCII; anything else would fail every request, not the save).
+_HEADER_VALUE = re.compile(r"^[\t\x20-\x7e]{0,4096}$")
 # A path template: starts with "/", no scheme, host, query or fragment ("{id}" allowed).
 _TEMPLATE = re.compile(r"^/[A-Za-z0-9._~!$&'()*+,;=:@%/{}-]{0,512}$")
 # A JSON field path into a remote body: dotted names ("data.items", "properties.Name").
@@ -72,7 +74,7 @@ def _headers(value: dict[str, str]) -> dict[str, str]:
         if not _HEADER_NAME.match(name):
             raise ValueError("a header name must be an HTTP token")
         if not isinstance(text, str) or not _HEADER_VALUE.match(text):
-            raise ValueError(f"header {name} has control characters or is too long")
+            raise ValueError(f"header {name} must be printable ASCII of at most 4096 characters")
     return value
 
 
@@ -87,6 +89,13 @@ class _Remote(ApiModel):
     @classmethod
     def _valid_headers(cls, value: dict[str, str]) -> dict[str, str]:
         return _headers(value)
+
+    @field_validator("api_key")
+    @classmethod
+    def _sendable_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            credential(value.get_secret_value())
+        return value
 
     @property
     def timeout_s(self) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from .common import InjectionMode, Scope, Strategy
 
@@ -22,6 +22,25 @@ class ChatMessage(BaseModel):
 
     role: str
     content: Any = Field(None, description="Text, or a list of content parts")
+
+    @field_validator("content")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # A NUL cannot be stored (the create route refuses it too): accepted here, the turn
+        # and its facts would be dropped after the answer, with only a log line to show.
+        if _holds_nul(value):
+            raise ValueError("holds a NUL character (U+0000), which memory cannot store")
+        return value
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_nul(item) for item in value.values())
+    return False
 
 
 class ChatCompletionRequest(BaseModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -42,6 +42,7 @@ __all__ = [
     "Strategy",
     "StrategyName",
     "UtcDatetime",
+    "credential",
     "from_millis",
     "to_millis",
 ]
@@ -205,12 +206,27 @@ UtcDatetime = Annotated[
 ]
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+# Integer arithmetic, floored: a float's timestamp() * 1000 rounds
+# 9999-12-31T23:59:59.999999Z up to year 10000, which no datetime can hold.
 def to_millis(value: datetime) -> int:
-    return int(_as_utc(value).timestamp() * 1000)
+    return (_as_utc(value) - _EPOCH) // _MS
 
 
 def from_millis(value: int) -> datetime:
-    return datetime.fromtimestamp(value / 1000, tz=UTC)
+    return _EPOCH + value * _MS
+
+
+def credential(value: str) -> str:
+    """A key or token as it travels: in an HTTP header, which carries printable ASCII
+    only. Refused on the way in, not by every request that would try to send it
+    (``""`` stays: it removes the stored one)."""
+    if value and not all("\x21" <= c <= "\x7e" for c in value):
+        raise ValueError("must be printable ASCII without spaces (it is sent in an HTTP header)")
+    return value
 
 
 def _utf8(value: str, what: str) -> bytes:

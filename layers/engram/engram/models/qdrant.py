@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, SecretStr, StrictBool
+from pydantic import AfterValidator, ConfigDict, Field, SecretStr, StrictBool
 
-from .common import JSON_INT, ApiModel, PartialUpdate
+from ..errors import InvalidInputError
+from ..urlpolicy import check_host
+from .common import JSON_INT, ApiModel, PartialUpdate, credential
 
 __all__ = [
     "MAX_TOP_K",
@@ -25,6 +27,14 @@ __all__ = [
     "QdrantSettingsUpdate",
     "Quantization",
 ]
+
+
+def _host(value: str) -> str:
+    try:
+        return check_host(value)
+    except InvalidInputError as exc:
+        raise ValueError(exc.message) from None
+
 
 Quantization = Literal["none", "int8", "binary"]
 # A host name or address (ASCII: IDNA names are written in their xn-- form); empty means
@@ -56,10 +66,10 @@ class QdrantSettingsUpdate(PartialUpdate):
     model_config = ConfigDict(extra="forbid")
 
     enabled: StrictBool | None = None
-    host: Annotated[str, Field(max_length=255, pattern=_HOST)] | None = None
+    host: Annotated[str, Field(max_length=255, pattern=_HOST), AfterValidator(_host)] | None = None
     port: Annotated[int, Field(ge=1, le=65535), JSON_INT] | None = None
     https: StrictBool | None = None
-    api_key: Annotated[str, Field(max_length=500)] | None = None
+    api_key: Annotated[str, Field(max_length=500), AfterValidator(credential)] | None = None
     collection: (
         Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")] | None
     ) = None

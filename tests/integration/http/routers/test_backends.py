@@ -290,17 +290,18 @@ def test_backend_secrets_are_never_shown_or_logged(admin, chat, engine, key, vau
     config = {
         "baseUrl": vault.url,
         "apiKey": OBSIDIAN_KEY,
-        "headers": {"X-Trace": "visible", "X-Api-Key": "header-secret-value"},
+        "headers": {"X-Signature": "sig-value-7", "X-Api-Key": "header-secret-value"},
     }
     written = admin.put("/api/settings/memory", json=remote_primary("obsidian", config))
     shown = written.json()["backendConfigs"]["obsidian"]
     assert shown["hasApiKey"] is True and "apiKey" not in shown
-    assert shown["headers"] == {"X-Trace": "visible"}
-    assert shown["secretHeaders"] == ["X-Api-Key"]
+    assert "headers" not in shown  # write-only whatever the name (issue 33)
+    assert shown["secretHeaders"] == ["X-Api-Key", "X-Signature"]
     # Sent back as read, the stored secrets stay.
     admin.put("/api/settings/memory", json={"backendConfigs": {"obsidian": shown}})
     assert admin.post("/api/settings/backends/obsidian/test").json()["healthy"] is True
     assert vault.requests[-1]["headers"]["X-Api-Key"] == "header-secret-value"
+    assert vault.requests[-1]["headers"]["X-Signature"] == "sig-value-7"
     ask(chat, "I prefer TypeScript.")
     engine.queues.extraction.drain()
     vault.stop()
@@ -314,6 +315,7 @@ def test_backend_secrets_are_never_shown_or_logged(admin, chat, engine, key, vau
     ]
     for text in texts:
         assert OBSIDIAN_KEY not in text and "header-secret-value" not in text
+        assert "sig-value-7" not in text
 
 
 def test_conversation_turns_go_to_a_remote_primary_too(admin, chat, engine, key, vault):

@@ -33,7 +33,9 @@ class LibsqlVectorTier:
             n = min(len(sims), len(allowed))
             sims = sims[:n]
             sims[~allowed[:n]] = -np.inf
-            masks = {name: mask[:n] for name, mask in index.speaker_masks.items()}
+            # dict(...) copies in one step under the GIL; iterating the live mapping
+            # while another thread adds a speaker would raise.
+            masks = {name: mask[:n] for name, mask in dict(index.speaker_masks).items()}
             parts.append(
                 DenseScores(
                     index.ids[:n],
@@ -61,7 +63,9 @@ def _concat(parts: list[DenseScores]) -> DenseScores:
     seqs: dict[int, int] = {}
     offset = 0
     for part in parts:
-        seqs.update({seq: offset + pos for seq, pos in part.seq_position.items()})
+        n = len(part.ids)
+        live = dict(part.seq_position)  # a refresh may grow it meanwhile: rows past the cut
+        seqs.update({seq: offset + pos for seq, pos in live.items() if pos < n})
         offset += len(part.ids)
     positions = {memory_id: i for i, memory_id in enumerate(ids)}
     order = [seq for part in parts for seq in part.seqs]
