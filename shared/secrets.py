@@ -27,6 +27,7 @@ SECRET_FIELDS = {
     "upstream_api_key": "upstream_api_key_secret",
     "embedding_api_key": "embedding_api_key_secret",
     "extractor_api_key": "extractor_api_key_secret",
+    "secrets_key": "secrets_key_secret",
 }
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from engram import Config, Engine, open_engine
 from engram.adapters.libsql import Database
@@ -41,6 +42,7 @@ def clock() -> FrozenClock:
 # libSQL server (sqld) instead of a file. Tests about the file itself ask for `db_path`
 # and are skipped there.
 REMOTE = os.environ.get("ENGRAM_TEST_DB") == "sqld"
+REMOTE_SECRETS_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="  # bytes 0..31, tests only
 
 
 @pytest.fixture
@@ -63,8 +65,13 @@ def db_url(tmp_path: Path) -> Iterator[str]:
 def config(db_url: str, tmp_path: Path) -> Config:
     # Jobs are held in tests ("manual"), so queries embed pending memories themselves, on
     # sqld too (where a deployment leaves that to the embedding worker).
+    # A remote database keeps no key file: its deployment configures one, as here.
     return Config(
-        db_url=db_url, settings_cache_ttl_s=60, data_dir=tmp_path / "data", lazy_embedding=True
+        db_url=db_url,
+        settings_cache_ttl_s=60,
+        data_dir=tmp_path / "data",
+        lazy_embedding=True,
+        secrets_key=SecretStr(REMOTE_SECRETS_KEY) if REMOTE else None,
     )
 
 

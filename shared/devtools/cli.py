@@ -101,6 +101,22 @@ def _keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reseal(args: argparse.Namespace) -> int:
+    engine = open_engine(load_config(), jobs="inline")
+    try:
+        _print({"resealed": engine.settings.reseal()})
+    finally:
+        engine.close()
+    return 0
+
+
+def _secrets_key(args: argparse.Namespace) -> int:
+    from engram.adapters.sealing import new_key
+
+    print(new_key())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="engram", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -134,6 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser("list")
     actions.add_parser("revoke").add_argument("id")
     keys.set_defaults(func=_keys)
+    sub.add_parser(
+        "secrets-key", help="print a new key for ENGRAM_SECRETS_KEY (sealed credentials)"
+    ).set_defaults(func=_secrets_key)
+    sub.add_parser(
+        "reseal-secrets",
+        help="seal the stored credentials again with ENGRAM_SECRETS_KEY's first key (rotation)",
+    ).set_defaults(func=_reseal)
     return parser
 
 

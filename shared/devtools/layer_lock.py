@@ -92,6 +92,10 @@ LAYERS: tuple[Layer, ...] = (
                 "huggingface-hub",
                 "tokenizers needs it to download models; Engram reads tokenizer.json files",
             ),
+            (
+                "pycparser",
+                "cffi parses C declarations with it; PyNaCl's module is compiled, never parsed",
+            ),
         ),
     ),
     Layer(

@@ -49,6 +49,11 @@ class Config(BaseSettings):
     # the reindex schedule do it and each read is a network round trip.
     lazy_embedding: bool | None = Field(None, alias="ENGRAM_LAZY_EMBEDDING")
 
+    # Keys sealing the credentials stored in settings (backend keys and headers, the
+    # Qdrant key): base64 32-byte keys, comma-separated, the first sealing. Unset: a file
+    # database keeps its own key beside it; a remote one cannot store credentials.
+    secrets_key: SecretStr | None = Field(None, alias="ENGRAM_SECRETS_KEY")
+
     # Edges.
     admin_token: SecretStr | None = Field(None, alias="ENGRAM_ADMIN_TOKEN")
     # The API key `engram mcp` (MCP over stdio) acts for; HTTP callers send theirs as bearer.
@@ -82,6 +87,7 @@ class Config(BaseSettings):
     upstream_api_key_secret: str | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY_SECRET")
     embedding_api_key_secret: str | None = Field(None, alias="ENGRAM_EMBEDDING_API_KEY_SECRET")
     extractor_api_key_secret: str | None = Field(None, alias="ENGRAM_EXTRACTOR_API_KEY_SECRET")
+    secrets_key_secret: str | None = Field(None, alias="ENGRAM_SECRETS_KEY_SECRET")
     # A Qdrant server's URL, used when the stored Qdrant settings name no host.
     qdrant_url: str | None = Field(None, alias="ENGRAM_QDRANT_URL")
     # After POST /api/memory/reindex answers, keep embedding in the background for up to

@@ -87,6 +87,19 @@ class SettingsStore:
             self._loaded_at = self._monotonic()
             return updated
 
+    def reseal(self, namespaces: tuple[str, ...] = (NAMESPACE, "qdrant")) -> list[str]:
+        """Each stored settings document written again as it reads: its credentials
+        sealed with the newest key (after a rotation). The namespaces rewritten."""
+        rewritten = []
+        with self._lock, self.uow.transaction():
+            for namespace in namespaces:
+                raw = self.documents.load(namespace)
+                if raw is not None:
+                    self.documents.save(namespace, raw, self.now_ms())
+                    rewritten.append(namespace)
+            self._cached = None
+        return rewritten
+
     def invalidate(self) -> None:
         with self._lock:
             self._cached = None

@@ -38,11 +38,14 @@ from .adapters.libsql import (
     VectorRowsRepository,
     apply_migrations,
 )
+from .adapters.libsql.database import database_file
+from .adapters.libsql.hrana import is_remote_url
 from .adapters.libsql.migrate import applied_versions
 from .adapters.llm_extractor import HttpExtractionModel
 from .adapters.process_extractor import OutOfProcess
 from .adapters.queues import InlineQueue, InProcessQueue, SqsQueue
 from .adapters.rerank import RerankerFactory
+from .adapters.sealing import Sealer, sealer_for
 from .adapters.upstream import HttpUpstream, MissingUpstream
 from .apikeys import ApiKeyService
 from .backends import BackendManager, LibsqlBackend
@@ -105,6 +108,11 @@ def open_database(config: Config) -> Database:
     )
     apply_migrations(db)
     return db
+
+
+def _sealer(config: Config) -> Sealer:
+    key = config.secrets_key.get_secret_value() if config.secrets_key else None
+    return sealer_for(key, database_file(config.db_url), is_remote_url(config.db_url))
 
 
 def migrate(config: Config) -> list[int]:
@@ -216,7 +224,7 @@ def open_engine(
         extraction=_queue(config, config.extraction_queue_url, jobs, late, reads=True),
         embedding=_queue(config, config.embedding_queue_url, jobs, late),
     )
-    documents = SettingsDocumentsRepository(db)
+    documents = SettingsDocumentsRepository(db, _sealer(config))
     settings = SettingsStore(documents, db, now_ms, ttl_s=config.settings_cache_ttl_s)
     rows = VectorRowsRepository(db)
     keys = RemoteKeys(config.upstream_base_url, config.upstream_api_key, config.embedding_api_key)

@@ -1,12 +1,15 @@
 from engram import MemorySettings, MemorySettingsUpdate
 from engram.adapters.libsql import SettingsDocumentsRepository
+from engram.adapters.sealing import Sealer, new_key, parse_keys
 from engram.models import Strategy
 from engram.settings import SettingsStore
+
+SEALER = Sealer(parse_keys(new_key()))
 
 
 def store_over(db, **options):
     """Another process's settings store over the same database."""
-    return SettingsStore(SettingsDocumentsRepository(db), db, lambda: 2, **options)
+    return SettingsStore(SettingsDocumentsRepository(db, SEALER), db, lambda: 2, **options)
 
 
 class Ticker:

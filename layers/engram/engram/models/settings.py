@@ -9,6 +9,7 @@ are refused too (``MemorySettingsUpdate`` forbids extras).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -30,6 +31,7 @@ __all__ = [
     "MemorySettingsUpdate",
     "is_secret_field",
     "is_secret_header",
+    "map_credentials",
     "merge_backend_configs",
 ]
 
@@ -94,6 +96,32 @@ def _merge_headers(current: Any, sent: Any) -> Any:
     merged = {k: v for k, v in kept.items() if is_secret_header(k) and k.lower() not in named}
     merged.update({k: v for k, v in sent.items() if v not in ("", None)})
     return merged
+
+
+def map_credentials(
+    namespace: str, document: dict[str, Any], change: Callable[[str], str]
+) -> dict[str, Any]:
+    """A stored settings document (``memory`` or ``qdrant``, field names as stored) with
+    every credential string passed through ``change`` (sealed on the way to the table,
+    opened on the way back): backends' secret fields and every header value, Qdrant's
+    API key. Changed in place, and returned."""
+    if namespace == "qdrant":
+        if isinstance(document.get("api_key"), str) and document["api_key"]:
+            document["api_key"] = change(document["api_key"])
+        return document
+    configs = document.get("backend_configs")
+    for config in configs.values() if isinstance(configs, dict) else ():
+        if not isinstance(config, dict):
+            continue
+        for name, value in config.items():
+            if is_secret_field(name) and isinstance(value, str) and value:
+                config[name] = change(value)
+        headers = config.get("headers")
+        if isinstance(headers, dict):
+            for name, value in headers.items():
+                if isinstance(value, str) and value:
+                    headers[name] = change(value)
+    return document
 
 
 def merge_backend_configs(

@@ -31,7 +31,7 @@ import libsql
 from ...errors import StorageError
 from .hrana import HranaConnection, HranaResult, is_remote_url
 
-__all__ = ["Database", "Row", "split_statements"]
+__all__ = ["Database", "Row", "database_file", "split_statements"]
 
 Row = dict[str, Any]
 
@@ -49,6 +49,13 @@ def _local_path(url: str) -> tuple[str, str]:
     if "?" in path:
         return "file:" + path, path.split("?", 1)[0]
     return path, path
+
+
+def database_file(url: str) -> str | None:
+    """The file a local database lives in (``:memory:`` for none); None when remote."""
+    if is_remote_url(url):
+        return None
+    return _local_path(url)[1]
 
 
 def split_statements(script: str) -> list[str]:
