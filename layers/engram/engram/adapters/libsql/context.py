@@ -7,6 +7,12 @@ it in that session, and every memory with the words of its date (``metadata.date
 when given, as imports of old conversations do, else its creation date), so
 questions with temporal cues ("in May 2023") find it. On LoCoMo this took keyword
 recall@10 from 0.589 to 0.767 (see docs/retrieval.md).
+
+Neighbours are taken from the memory's own stream: stored conversation turns
+(``metadata.kind`` "turn") neighbour turns, everything else neighbours everything
+else. The facts learnt from a turn are written into its session beside it; counted
+as neighbours they pushed the conversation out of the turns' contexts (LoCoMo through
+the proxy: R@10 0.787 with them, 0.801 with streams; docs/retrieval.md section 5).
 """
 
 from __future__ import annotations
@@ -21,9 +27,15 @@ from ...terms import subject_words
 from .database import Database, Row
 from .sql import owner_sql
 
-__all__ = ["WINDOW", "date_words", "refresh_contexts", "refresh_session"]
+__all__ = ["STREAM_SQL", "WINDOW", "date_words", "is_turn", "refresh_contexts", "refresh_session"]
 
 WINDOW = 2  # neighbours on each side
+# The stream a row is in, in SQL (1: a stored turn), as is_turn says it in Python.
+STREAM_SQL = "(json_extract(metadata, '$.kind') IS 'turn')"
+
+
+def is_turn(metadata: dict[str, Any]) -> bool:
+    return metadata.get("kind") == "turn"
 
 
 def date_words(metadata: dict[str, Any], created_ms: int) -> str:
@@ -38,19 +50,23 @@ def date_words(metadata: dict[str, Any], created_ms: int) -> str:
     return f"{moment.day} {moment:%B %Y}{about}"
 
 
-def _window(db: Database, owner: str, session: str, created: int, seq: int) -> list[Row]:
-    """The memories around (created, seq) in the session, in order: 2*WINDOW each side."""
+def _window(
+    db: Database, owner: str, session: str, created: int, seq: int, turns: bool
+) -> list[Row]:
+    """The memories of one stream around (created, seq) in the session, in order:
+    2*WINDOW each side."""
     columns = "seq, content, metadata, created_at, context"
     where, params = owner_sql(OwnerFilter((owner,), session), alias="")
+    where = f"{where} AND {STREAM_SQL} = ?"
     before = db.query(
         f"SELECT {columns} FROM memories WHERE {where}"
         " AND (created_at, seq) < (?, ?) ORDER BY created_at DESC, seq DESC LIMIT ?",
-        (*params, created, seq, 2 * WINDOW),
+        (*params, int(turns), created, seq, 2 * WINDOW),
     )
     after = db.query(
         f"SELECT {columns} FROM memories WHERE {where}"
         " AND (created_at, seq) >= (?, ?) ORDER BY created_at, seq LIMIT ?",
-        (*params, created, seq, 2 * WINDOW + 1),
+        (*params, int(turns), created, seq, 2 * WINDOW + 1),
     )
     return [*reversed(before), *after]
 
@@ -81,24 +97,37 @@ def refresh_session(db: Database, owner: str, session: str) -> None:
     """Recompute every context of one session (after removing many of its memories)."""
     where, params = owner_sql(OwnerFilter((owner,), session), alias="")
     rows = db.query(
-        "SELECT seq, content, metadata, created_at, context FROM memories"
-        f" WHERE {where} ORDER BY created_at, seq",
+        f"SELECT seq, content, metadata, created_at, context, {STREAM_SQL} AS turn"
+        f" FROM memories WHERE {where} ORDER BY created_at, seq",
         params,
     )
-    _contexts(db, owner, rows, range(len(rows)))
+    for turns in (True, False):
+        stream = [r for r in rows if bool(r["turn"]) is turns]
+        _contexts(db, owner, stream, range(len(stream)))
 
 
-def refresh_contexts(db: Database, owner: str, session: str | None, created: int, seq: int) -> None:
-    """Recompute the contexts around position (created, seq) of ``session``.
+def refresh_contexts(
+    db: Database,
+    owner: str,
+    session: str | None,
+    created: int,
+    seq: int,
+    turns: bool | None = None,
+) -> None:
+    """Recompute the contexts around position (created, seq) of ``session``, in the
+    stream of turns (``turns``), of the other memories, or (None: a row whose stream
+    changed or is not known) in both.
 
     Called after a memory is inserted there, removed from there, or its content
     changed; only rows whose context actually changes are written.
     """
     if session is None:
         return
-    rows = _window(db, owner, session, created, seq)
-    centre = next(
-        (i for i, r in enumerate(rows) if (r["created_at"], r["seq"]) >= (created, seq)),
-        len(rows),
-    )
-    _contexts(db, owner, rows, range(max(0, centre - WINDOW), min(len(rows), centre + WINDOW + 1)))
+    for stream in (True, False) if turns is None else (turns,):
+        rows = _window(db, owner, session, created, seq, stream)
+        centre = next(
+            (i for i, r in enumerate(rows) if (r["created_at"], r["seq"]) >= (created, seq)),
+            len(rows),
+        )
+        around = range(max(0, centre - WINDOW), min(len(rows), centre + WINDOW + 1))
+        _contexts(db, owner, rows, around)

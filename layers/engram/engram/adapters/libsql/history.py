@@ -14,6 +14,7 @@ connection) zeroes freed pages, and the WAL is checkpointed.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ...models import (
@@ -25,7 +26,7 @@ from ...models import (
     Removed,
 )
 from ...models.common import from_millis
-from .context import refresh_contexts, refresh_session
+from .context import is_turn, refresh_contexts, refresh_session
 from .database import Database, Row
 from .fts import purge_keyword_index
 from .sql import COLUMNS, owner_sql, row_to_memory
@@ -47,7 +48,9 @@ def remove_rows(db: Database, owner: str, where: str, params: list[Any], now_ms:
     condition = f"{owner_clause} AND ({where})"
     args = [*owner_params, *params]
     rows = db.query(
-        f"SELECT seq, id, content, session_id, created_at FROM memories WHERE {condition}", args
+        f"SELECT seq, id, content, session_id, created_at, metadata FROM memories"
+        f" WHERE {condition}",
+        args,
     )
     if not rows:
         return Removed()
@@ -60,7 +63,8 @@ def remove_rows(db: Database, owner: str, where: str, params: list[Any], now_ms:
     sessions = {r["session_id"] for r in rows if r["session_id"] is not None}
     if len(rows) == 1 and sessions:
         only = rows[0]
-        refresh_contexts(db, owner, only["session_id"], only["created_at"], only["seq"])
+        turns = is_turn(json.loads(only["metadata"]))
+        refresh_contexts(db, owner, only["session_id"], only["created_at"], only["seq"], turns)
     else:
         for session in sessions:
             refresh_session(db, owner, session)

@@ -28,7 +28,7 @@ from ...models import (
 )
 from ...models.common import from_millis, to_millis
 from ...tokens import CHARS_PER_TOKEN
-from .context import date_words, refresh_contexts
+from .context import date_words, is_turn, refresh_contexts
 from .database import Database, Row
 from .history import remove_rows, retire_row
 from .sql import COLUMNS, dumps, live, owner_sql, row_to_memory
@@ -110,7 +110,9 @@ class MemoryRepository:
                 version,
             ),
         )
-        refresh_contexts(self.db, item.api_key_id, item.session_id, created, int(seq))
+        refresh_contexts(
+            self.db, item.api_key_id, item.session_id, created, int(seq), is_turn(item.metadata)
+        )
         return Memory(
             id=memory_id,
             api_key_id=item.api_key_id,
@@ -150,9 +152,11 @@ class MemoryRepository:
                 item.api_key_id,
             ),
         )
-        if changed:
+        was_turn = is_turn(json.loads(row["metadata"]))
+        if changed or was_turn != is_turn(metadata):
+            turns = was_turn if was_turn == is_turn(metadata) else None  # None: both streams
             refresh_contexts(
-                self.db, item.api_key_id, row["session_id"], row["created_at"], row["seq"]
+                self.db, item.api_key_id, row["session_id"], row["created_at"], row["seq"], turns
             )
         memory = row_to_memory(
             {
@@ -211,10 +215,16 @@ class MemoryRepository:
                 (*params, memory_id, current.api_key_id),
             )
             created, seq = row["created_at"], row["seq"]
+            # New metadata may move the row to the other stream (turns, the rest): both.
+            turns = None if "metadata" in fields else is_turn(current.metadata)
             if content_changed or moved or "metadata" in fields:
-                refresh_contexts(self.db, current.api_key_id, current.session_id, created, seq)
+                refresh_contexts(
+                    self.db, current.api_key_id, current.session_id, created, seq, turns
+                )
             if moved:
-                refresh_contexts(self.db, current.api_key_id, changes.session_id, created, seq)
+                refresh_contexts(
+                    self.db, current.api_key_id, changes.session_id, created, seq, turns
+                )
             updated = self.get(memory_id, current.api_key_id, now_ms=None)
             assert updated is not None
             return updated, content_changed

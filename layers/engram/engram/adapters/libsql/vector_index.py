@@ -8,7 +8,8 @@ version (one primary-key lookup) and applies only the rows written and deleted
 since, so a new memory costs the next query a row, not a rebuild.
 
 Each memory's vector is smoothed with its neighbours' in the same session
-(v + 0.5 (prev + next), renormalised): the dense twin of the keyword context.
+(v + 0.5 (prev + next), renormalised): the dense twin of the keyword context, with the
+same streams (stored turns neighbour turns, other memories each other: context.py).
 """
 
 from __future__ import annotations
@@ -56,8 +57,10 @@ class OwnerIndex:
         self._prev = np.full(capacity, -1, dtype=np.int64)
         self._next = np.full(capacity, -1, dtype=np.int64)
         self._session_ids: dict[str, int] = {}
-        self._session_rows: dict[int, list[tuple[int, int, int]]] = {}  # (created, seq, pos)
+        # (session code, is a turn) -> its rows in order, (created, seq, pos)
+        self._session_rows: dict[tuple[int, bool], list[tuple[int, int, int]]] = {}
         self._created: list[int] = []
+        self._turn: list[bool] = []  # the stream each position is linked in
         self._speaker: list[str | None] = []
         self.speaker_masks: dict[str, npt.NDArray[np.bool_]] = {}
         self._dead = 0
@@ -102,10 +105,10 @@ class OwnerIndex:
         # read has a later version, which the next refresh reads again (applying a row or
         # a deletion twice is harmless). So no snapshot is needed: no transaction, which
         # took a file's write lock and cost a server four round trips instead of one.
-        rows, dead = rows_of.changes(self.owner, self.version)
+        rows, dead = rows_of.changes(self.owner, self.version, self.dim)
         if self.version == 0 or self._dead + len(dead) > _REBUILD_DEAD_SHARE * max(self.n, 1):
             if self.version and (dead or rows):
-                rows = rows_of.index_rows(self.owner, 0)  # compact: reload everything
+                rows = rows_of.index_rows(self.owner, 0, self.dim)  # compact: reload everything
             self._reset(int(len(rows) * 1.25))
             dead = []
         touched: set[int] = set()
@@ -154,6 +157,7 @@ class OwnerIndex:
             self._seq.append(seq)
             self.ids.append(row["id"])
             self._created.append(int(row["created_at"]))
+            self._turn.append(False)
             self._speaker.append(None)
             self.position[row["id"]] = pos
             self._alive[pos] = True
@@ -166,6 +170,7 @@ class OwnerIndex:
         self._expires[pos] = -1 if row["expires_at"] is None else int(row["expires_at"])
         speaker = row["speaker"] if isinstance(row["speaker"], str) else None
         self._set_speaker(pos, speaker or prefix_speaker(row.get("opening")))
+        self._turn[pos] = bool(row["turn"])
         touched |= self._link(pos, row["session_id"])
         return touched | {pos}
 
@@ -199,7 +204,7 @@ class OwnerIndex:
             return set()
         code = self._session_ids.setdefault(session, len(self._session_ids))
         self._session_code[pos] = code
-        rows = self._session_rows.setdefault(code, [])
+        rows = self._session_rows.setdefault((code, self._turn[pos]), [])
         entry = (self._created[pos], self._seq[pos], pos)
         at = bisect.bisect_left(rows, entry)
         rows.insert(at, entry)
@@ -216,7 +221,7 @@ class OwnerIndex:
         code = int(self._session_code[pos])
         if code < 0:
             return set()
-        rows = self._session_rows[code]
+        rows = self._session_rows[(code, self._turn[pos])]
         rows.remove((self._created[pos], self._seq[pos], pos))
         prev, nxt = int(self._prev[pos]), int(self._next[pos])
         if prev >= 0:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ...models import Memory
 from ...ports import PendingVector, VectorMeta, Vectors
 from ...terms import SPEAKER_PREFIX_CHARS
+from .context import STREAM_SQL
 from .database import Database, Row
 from .encoding import decode, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
@@ -19,10 +20,25 @@ __all__ = ["VectorRowsRepository"]
 _INDEX_ROWS = (
     "SELECT seq, id, session_id, created_at, updated_at, expires_at, embedding,"
     " json_extract(metadata, '$.speaker') AS speaker, version,"
+    f" {STREAM_SQL} AS turn,"
     # A transcript line ("Caroline: ...") names its speaker when metadata does not.
     f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening"
     " FROM memories WHERE {where} AND version > ?"
 )
+
+
+# A page of index rows stays far under what a server answers in one response (sqld:
+# 10 MB by default; "Response is too large" past it): ~2 MB, whatever the dimension.
+PAGE_BYTES = 2 * 1024 * 1024
+_ROW_OVERHEAD = 400  # ids, times, speaker, a transcript line's opening
+
+
+def page_rows(dim: int) -> int:
+    return max(16, PAGE_BYTES // (4 * max(dim, 1) + _ROW_OVERHEAD))
+
+
+def _paged(owner_clause: str) -> str:
+    return _INDEX_ROWS.format(where=owner_clause) + " AND seq > ? ORDER BY seq LIMIT ?"
 
 
 class VectorRowsRepository:
@@ -167,18 +183,34 @@ class VectorRowsRepository:
         """The owner's version as this retrieval read it (``versions.read_scope``)."""
         return owner_state(self.db, owner).version
 
-    def index_rows(self, owner: str, since: int) -> list[Row]:
-        """The owner's rows written after version ``since`` (all rows for 0)."""
+    def index_rows(self, owner: str, since: int, dim: int = 0) -> list[Row]:
+        """The owner's rows written after version ``since`` (all rows for 0), read in
+        pages of at most ``page_rows(dim)`` rows."""
         owner_clause, params = owner_sql(owner, alias="")
-        return self.db.query(_INDEX_ROWS.format(where=owner_clause), (*params, since))
+        return self._rest(_paged(owner_clause), params, since, 0, page_rows(dim))
 
-    def changes(self, owner: str, since: int) -> tuple[list[Row], list[int]]:
-        """The owner's rows written and deleted after version ``since``, in one round trip
-        to a server (all rows and no deletions for 0)."""
+    def changes(self, owner: str, since: int, dim: int = 0) -> tuple[list[Row], list[int]]:
+        """The owner's rows written and deleted after version ``since``: the first page
+        and the deletions in one round trip to a server, then the rest page by page."""
         owner_clause, params = owner_sql(owner, alias="")
-        statements = [(_INDEX_ROWS.format(where=owner_clause), (*params, since))]
+        limit = page_rows(dim)
+        statements = [(_paged(owner_clause), (*params, since, 0, limit))]
         if since:
             statements.append(tombstones_since(owner, since))
         found = self.db.query_batch(statements)
         dead = [int(r["seq"]) for r in found[1]] if since else []
-        return found[0], dead
+        rows = found[0]
+        if len(rows) == limit:
+            rows += self._rest(_paged(owner_clause), params, since, rows[-1]["seq"], limit)
+        return rows, dead
+
+    def _rest(
+        self, sql: str, params: Sequence[object], since: int, after: int, limit: int
+    ) -> list[Row]:
+        rows: list[Row] = []
+        while True:
+            page = self.db.query(sql, (*params, since, after, limit))
+            rows += page
+            if len(page) < limit:
+                return rows
+            after = int(page[-1]["seq"])
