@@ -41,6 +41,7 @@ def test_tier_chips_and_embeddings_follow_the_engine_status(studio: Studio) -> N
     assert "rules: offline, no cost" in embedding
     assert now["vectorStore"]["signature"] in embedding
     assert "potion-base-8M" in embedding
+    assert "Degraded retrievals\n0" in embedding or "Degraded retrievals 0" in embedding
     # Live: a change made elsewhere shows without a reload.
     studio.server.settings(rerankEnabled=True, rerankProviderModel="stub/rerank")
     expect(page.locator("#chips li").nth(3)).to_contain_text("Rerank active", timeout=12_000)

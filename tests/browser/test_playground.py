@@ -71,6 +71,7 @@ def test_a_preview_from_a_secret_shows_ranking_resolution_and_block(studio: Stud
     assert "fts5" in resolution and expected["resolution"]["strategy"] in resolution
     assert (expected["resolution"]["embeddingSource"] or "none") in resolution
     assert f"{expected['tokensUsed']} of 500" in resolution
+    assert expected["resolution"]["degraded"] == [] and "Degraded\nno" in resolution
     # The exact block a chat would get.
     block = page.inner_text("#block")
     assert block.startswith("Memory context:")

@@ -145,8 +145,13 @@ def test_embedder_down_keeps_keyword_retrieval_and_says_so(world, engine, caplog
         answered = chat(client, key)
     assert preview["results"][0]["content"] == "My cat is named Biscuit"
     assert preview["resolution"]["fallback"] is True
+    assert preview["resolution"]["degraded"] == ["embedder"]  # a fault, said as one
     assert answered.status_code == 200 and answered.headers["x-engram-memories"] != "0"
     assert "embedder" in failing(client)
+    status = client.get("/api/memory/engine-status", headers=AUTH).json()
+    assert status["degradedRetrievals"] == 2  # the preview and the chat
+    degraded = [r for r in caplog.records if r.getMessage() == "retrieval degraded"]
+    assert len(degraded) == 2 and all(r.parts == ["embedder"] for r in degraded)
     assert any("vector search unavailable" in r.getMessage() for r in caplog.records)
     created = client.post(
         "/api/memory", json={"apiKeyId": key.id, "content": "Tea every morning"}, headers=AUTH

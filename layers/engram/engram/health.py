@@ -22,6 +22,7 @@ class FailureLog:
         self.now_ms = now_ms
         self._lock = threading.Lock()
         self._failures: dict[str, ComponentFailure] = {}
+        self._degraded = 0
 
     def failed(self, component: str, error: str) -> None:
         """Record a failure (the message must be safe to show: no content, no secrets)."""
@@ -39,6 +40,17 @@ class FailureLog:
                 failure = self._failures.get(component)
                 if failure is not None and failure.error.startswith(error_prefix):
                     del self._failures[component]
+
+    def count_degraded(self) -> None:
+        """One more retrieval answered with a part failing (its ``resolution.degraded``)."""
+        with self._lock:
+            self._degraded += 1
+
+    @property
+    def degraded_retrievals(self) -> int:
+        """Retrievals answered with a part failing since this process started (each one
+        also logged as "retrieval degraded": the template's metric and alarm count those)."""
+        return self._degraded
 
     def current(self) -> list[ComponentFailure]:
         with self._lock:

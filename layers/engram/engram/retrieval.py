@@ -98,6 +98,8 @@ class _Outcome:
     speakers: set[str] = field(default_factory=set)
     # The relevance floor the recall passed (None: not applied).
     floor: float | None = None
+    # Parts that failed answering this request: its results may miss what they hold.
+    failed: list[str] = field(default_factory=list)
 
 
 class Retriever:
@@ -190,7 +192,13 @@ class Retriever:
             vector_store=outcome.vector_store,
             fallback=bool(outcome.reasons),
             reason="; ".join(outcome.reasons) or None,
+            degraded=sorted(set(outcome.failed)),
         )
+        if outcome.failed:
+            self.failures.count_degraded()
+            # One line per degraded retrieval, whatever the function: the template turns
+            # it into the metric DegradedRetrievals and alarms on it (no content in it).
+            log.warning("retrieval degraded", extra={"parts": resolution.degraded})
         return RetrievalResult(
             results=results,
             tokens_used=profile_used + recall_used,
@@ -266,6 +274,7 @@ class Retriever:
         except StorageError as exc:
             log.warning("profile not read: %s", exc.message)
             outcome.reasons.append("profile unavailable")
+            outcome.failed.append("profile")
             return []
         ordered = sorted(found, key=lambda m: profile_rank(m.metadata))
         seen: set[str] = set()
@@ -310,6 +319,7 @@ class Retriever:
         outcome.embedding_source = answer.embedding_source
         outcome.vector_store = answer.vector_store
         outcome.reasons += answer.reasons
+        outcome.failed += answer.failed
         dense = answer.scores
         names = named_speakers(request.query, dense.speaker_masks) if dense else set()
         outcome.speakers = names
@@ -369,6 +379,7 @@ class Retriever:
             log.warning("rerank failed; keeping the fused order: %s", exc.message)
             self.failures.failed("reranker", exc.message)
             outcome.reasons.append(f"{exc.message}: fused order kept")
+            outcome.failed.append("reranker")
             return
         self.failures.recovered("reranker")
         outcome.ranked = [head[i] for i in order] + tail
@@ -394,6 +405,7 @@ class Retriever:
             self.failures.failed("keyword index", exc.message)
             outcome.keyword_tier = "unavailable"
             outcome.reasons.append("keyword index unavailable")
+            outcome.failed.append("keyword index")
             return []
         self.failures.recovered("keyword index")
         return found

@@ -84,4 +84,5 @@ class StatusService:
             backends=None if self.backends is None else self.backends(),
             extractor=None if self.extractor is None else self.extractor(),
             failures=self.failures.current(),
+            degraded_retrievals=self.failures.degraded_retrievals,
         )

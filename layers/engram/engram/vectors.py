@@ -135,6 +135,8 @@ class DenseAnswer:
     embedding_source: str | None = None
     vector_store: str | None = None
     reasons: list[str] = field(default_factory=list)
+    # Parts that failed answering this query (not a configuration without vectors).
+    failed: list[str] = field(default_factory=list)
 
 
 class VectorService:
@@ -239,11 +241,13 @@ class VectorService:
             log.warning("vector search unavailable: %s", exc.message)
             self.failures.failed("embedder", exc.message)
             answer.reasons += [f"embedding failed ({exc.message})", "keyword only"]
+            answer.failed.append("embedder")
             return answer
         except EngramError as exc:  # the signature cannot be checked: no vector is trusted
             log.warning("vectors unavailable: %s", exc.message)
             self.failures.failed("vectors", exc.message)
             answer.reasons += [f"vectors unavailable ({exc.message})", "keyword only"]
+            answer.failed.append("vectors")
             return answer
         embedder = maintenance.embedder
         if not read_only and self.lazy_embedding:
@@ -254,6 +258,7 @@ class VectorService:
             log.warning("vector search unavailable: %s", exc.message)
             self.failures.failed("embedder", exc.message)
             answer.reasons += [f"embedding failed ({exc.message})", "keyword only"]
+            answer.failed.append("embedder")
             return answer
         self.failures.recovered("embedder")
         for tier in self._tiers(embedder.dim, answer):
@@ -263,6 +268,7 @@ class VectorService:
                 log.warning("vector tier %s failed: %s", tier.store, exc.message)
                 answer.reasons.append(f"vector tier {tier.store} failed ({exc.message})")
                 self.failures.failed(f"vector store {tier.store}", exc.message)
+                answer.failed.append(f"vector store {tier.store}")
                 continue
             self.failures.recovered(f"vector store {tier.store}")
             answer.scores = scores

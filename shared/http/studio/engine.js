@@ -79,6 +79,9 @@ export async function status() {
   if (s.embeddingUnavailable) pairs.push(["Unavailable", s.embeddingUnavailable]);
   pairs.push(["Learning", learning(s.extractor)]);
   for (const f of s.failures) pairs.push([`${f.component} failing`, `${f.error} (${f.count}×, ${when(f.at)})`]);
+  // Retrievals answered with a part failing since this process started (each one is also
+  // a "retrieval degraded" log line, which the deployed stack counts and alarms on).
+  pairs.push(["Degraded retrievals", String(s.degradedRetrievals ?? 0)]);
   $("#embedding").replaceChildren(...pairs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
   progress(vs.totalMemories, vs.pendingReindex);
   backends(s.backends);

@@ -72,6 +72,7 @@ function render(result, key, budget) {
     ["Embedding source", r.embeddingSource || "none (keyword only)"],
     ["Vector store", r.vectorStore || "none"],
     ["Fell back", r.fallback ? `yes: ${r.reason || "no reason given"}` : "no"],
+    ["Degraded", r.degraded.length ? `yes: ${r.degraded.join(", ")} failed, results may be missing` : "no"],
     ["Backend", r.backend],
     ...r.backendFailures.map((f) => [`${f.backend} failed`, f.error]),
     ["Tokens used", budget !== undefined ? `${result.tokensUsed} of ${budget}` : String(result.tokensUsed)],

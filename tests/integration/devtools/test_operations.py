@@ -120,10 +120,22 @@ def test_chat_proxy_ends_before_api_gateway_does():
 
 
 def _names(value, path=""):
-    """Every property called ...Name in the template, with where it is."""
+    """Every property called ...Name in the template, with where it is (a ``Ref`` names
+    another resource, whose own name is checked where it is defined)."""
     if isinstance(value, dict):
         for key, inner in value.items():
-            if key.endswith("Name") and key not in ("MetricName", "Name", "QueueName", "OmitName"):
+            refers = isinstance(inner, dict) and set(inner) == {"Ref"}
+            if (
+                key.endswith("Name")
+                and not refers
+                and key
+                not in (
+                    "MetricName",
+                    "Name",
+                    "QueueName",
+                    "OmitName",
+                )
+            ):
                 yield f"{path}.{key}", inner
             yield from _names(inner, f"{path}.{key}")
     elif isinstance(value, list):
@@ -183,3 +195,42 @@ def test_checkov_passes_and_every_skip_says_why():
     assert summary["parsing_errors"] == 0 and summary["passed"] > 0
     assert summary["failed"] == 0, out.stdout[:3000]
     assert summary["skipped"] == len(skips)
+
+
+def test_degraded_retrievals_are_counted_from_every_retrieving_function_and_alarmed():
+    """The engine logs "retrieval degraded" (engram/retrieval.py); each function that
+    retrieves turns those lines into the metric, the streaming chat included."""
+    import inspect
+
+    from engram import retrieval
+
+    assert 'log.warning("retrieval degraded"' in inspect.getsource(retrieval)
+    filters = of_type("AWS::Logs::MetricFilter")
+    counted = {}
+    for logical_id, resource in filters.items():
+        props = resource["Properties"]
+        (transform,) = props["MetricTransformations"]
+        if (transform["MetricNamespace"], transform["MetricName"]) != (
+            "Engram",
+            "DegradedRetrievals",
+        ):
+            continue
+        assert props["FilterPattern"] == '"retrieval degraded"', logical_id
+        group = props["LogGroupName"]["Ref"]
+        function = RESOURCES[group]["Properties"]["LogGroupName"]
+        counted[group] = resource.get("Condition")
+        assert function
+    assert set(counted) == {
+        "ChatProxyLogGroup",
+        "ChatStreamLogGroup",
+        "MemoryApiLogGroup",
+        "RetrievePreviewLogGroup",
+        "McpLogGroup",
+    }
+    assert counted["McpLogGroup"] == RESOURCES["McpLogGroup"].get("Condition")
+    (alarm,) = [
+        a["Properties"]
+        for a in alarms().values()
+        if a["Properties"]["MetricName"] == "DegradedRetrievals"
+    ]
+    assert alarm["Namespace"] == "Engram" and alarm["Statistic"] == "Sum"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -351,3 +353,19 @@ def test_scores_cut_before_another_thread_refreshes_stay_consistent(engine, owne
     assert found and set(found) <= cut
     fused = weighted([(seq, 1.0) for seq in seqs], before, set(), 10)
     assert {i for i, _ in fused} <= cut
+
+
+def test_a_part_failing_marks_the_retrieval_degraded_and_counts_it(engine, db, caplog):
+    seed(engine)
+    healthy = ask(engine, "dinner", strategy=Strategy.SEMANTIC)
+    assert healthy.resolution.degraded == []
+    for trigger in ("memory_fts_ai", "memory_fts_ad", "memory_fts_au"):
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP TABLE memory_fts")
+    with caplog.at_level(logging.WARNING):
+        broken = ask(engine, "What food do I like for dinner?")
+    assert broken.resolution.degraded == ["keyword index"] and broken.results
+    assert engine.status.report().degraded_retrievals == 1
+    lines = [r for r in caplog.records if r.getMessage() == "retrieval degraded"]
+    assert len(lines) == 1 and lines[0].parts == ["keyword index"]
+    assert "dinner" not in caplog.text and "Sushi" not in caplog.text

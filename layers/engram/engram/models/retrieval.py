@@ -106,6 +106,12 @@ class Resolution(ApiModel):
     vector_store: str | None
     fallback: bool
     reason: str | None
+    degraded: list[str] = Field(
+        default_factory=list,
+        description="Parts that failed answering this request (keyword index, embedder,"
+        " vector store ..., reranker, profile): what they hold may be missing. Empty when"
+        " every part answered; a fallback chosen by configuration is not a failure",
+    )
     backend: str = Field("libsql", description="The memory backend that answered")
     backend_failures: list[BackendFailure] = Field(
         default_factory=list,

@@ -121,3 +121,8 @@ class EngineStatus(ApiModel):
         default_factory=list,
         description="Components failing now (fallbacks, background work); cleared on success",
     )
+    degraded_retrievals: int = Field(
+        0,
+        description="Retrievals this process answered with a part failing (keyword index,"
+        " embedder, a vector store, reranker, profile) since it started",
+    )
