@@ -11,6 +11,7 @@ def _calls(db):
     A file's batch runs its statements through ``query``: recorded once."""
     calls = []
     query, batch, execute, transaction = db.query, db.query_batch, db.execute, db.transaction
+    executemany = db.executemany
     batching = []
 
     def one(sql, params=()):
@@ -30,15 +31,21 @@ def _calls(db):
         calls.append(("execute", [sql]))
         return execute(sql, params)
 
+    def run_many(sql, rows):
+        calls.append(("execute", [sql]))  # one pipeline: one round trip to a server
+        return executemany(sql, rows)
+
     def commit():
         calls.append(("commit", []))  # BEGIN travels with the first statement, COMMIT alone
         return transaction()
 
     db.query, db.query_batch, db.execute, db.transaction = one, many, run, commit
+    db.executemany = run_many
     try:
         yield calls
     finally:
         db.query, db.query_batch, db.execute, db.transaction = query, batch, execute, transaction
+        db.executemany = executemany
 
 
 def statements(db, action):

@@ -121,20 +121,18 @@ class MemoryService:
         return outcomes
 
     def _upsert_all(self, items: list[MemoryCreate], now: int) -> list[UpsertOutcome]:
-        outcomes: list[UpsertOutcome] = []
+        ready = []
+        for index, item in enumerate(items):
+            item = _redacted(item)
+            try:
+                _not_expired(item.expires_at, now)
+            except InvalidInputError as exc:
+                # Name the item, so a caller importing thousands can find it.
+                field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
+                raise type(exc)(f"item {index}: {exc.message}", field=field) from exc
+            ready.append((item, item.key or derive_key(item.content)))
         with self.uow.transaction():
-            for index, item in enumerate(items):
-                item = _redacted(item)
-                try:
-                    _not_expired(item.expires_at, now)
-                    outcomes.append(
-                        self.store.upsert(item, item.key or derive_key(item.content), now)
-                    )
-                except InvalidInputError as exc:
-                    # Name the item, so a caller importing thousands can find it.
-                    field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
-                    raise type(exc)(f"item {index}: {exc.message}", field=field) from exc
-        return outcomes
+            return self.store.upsert_many(ready, now)
 
     def update(
         self, memory_id: str, changes: MemoryUpdate, api_key_id: str | None = None

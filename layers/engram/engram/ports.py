@@ -117,6 +117,12 @@ class MemoryStore(Protocol):
         self, item: MemoryCreate, key: str, now_ms: int, *, supersede: bool = False
     ) -> UpsertOutcome: ...
 
+    def upsert_many(
+        self, items: Sequence[tuple[MemoryCreate, str]], now_ms: int
+    ) -> list[UpsertOutcome]:
+        """``upsert`` for each (item, key), in one transaction, in few round trips."""
+        ...
+
     def update(
         self, memory_id: str, owner: str | None, changes: MemoryUpdate, now_ms: int
     ) -> tuple[Memory, bool] | None: ...

@@ -27,7 +27,15 @@ from ...terms import subject_words
 from .database import Database, Row
 from .sql import owner_sql
 
-__all__ = ["STREAM_SQL", "WINDOW", "date_words", "is_turn", "refresh_contexts", "refresh_session"]
+__all__ = [
+    "STREAM_SQL",
+    "WINDOW",
+    "date_words",
+    "is_turn",
+    "refresh_contexts",
+    "refresh_session",
+    "refresh_sessions",
+]
 
 WINDOW = 2  # neighbours on each side
 # The stream a row is in, in SQL (1: a stored turn), as is_turn says it in Python.
@@ -58,21 +66,27 @@ def _window(
     columns = "seq, content, metadata, created_at, context"
     where, params = owner_sql(OwnerFilter((owner,), session), alias="")
     where = f"{where} AND {STREAM_SQL} = ?"
-    before = db.query(
-        f"SELECT {columns} FROM memories WHERE {where}"
-        " AND (created_at, seq) < (?, ?) ORDER BY created_at DESC, seq DESC LIMIT ?",
-        (*params, int(turns), created, seq, 2 * WINDOW),
-    )
-    after = db.query(
-        f"SELECT {columns} FROM memories WHERE {where}"
-        " AND (created_at, seq) >= (?, ?) ORDER BY created_at, seq LIMIT ?",
-        (*params, int(turns), created, seq, 2 * WINDOW + 1),
+    # Both sides in one batch: one round trip to a server.
+    before, after = db.query_batch(
+        [
+            (
+                f"SELECT {columns} FROM memories WHERE {where}"
+                " AND (created_at, seq) < (?, ?) ORDER BY created_at DESC, seq DESC LIMIT ?",
+                (*params, int(turns), created, seq, 2 * WINDOW),
+            ),
+            (
+                f"SELECT {columns} FROM memories WHERE {where}"
+                " AND (created_at, seq) >= (?, ?) ORDER BY created_at, seq LIMIT ?",
+                (*params, int(turns), created, seq, 2 * WINDOW + 1),
+            ),
+        ]
     )
     return [*reversed(before), *after]
 
 
-def _contexts(db: Database, owner: str, rows: list[Row], indexes: range) -> None:
-    """Rewrite the context of ``rows[i]`` for each i in ``indexes`` where it changed."""
+def _changed(rows: list[Row], indexes: range) -> list[tuple[int, str]]:
+    """(seq, context) for each ``rows[i]``, i in ``indexes``, whose context changes."""
+    changed = []
     for i in indexes:
         neighbours = [
             rows[j]["content"]
@@ -83,27 +97,50 @@ def _contexts(db: Database, owner: str, rows: list[Row], indexes: range) -> None
         date = date_words(json.loads(row["metadata"]), row["created_at"])
         context = " ".join([*neighbours, date])
         if context != row["context"]:
-            # Stamped with the owner's version (bumped by the write that called this) so
-            # the in-memory keyword postings of every process re-read the row.
-            where, params = owner_sql(owner, alias="")
-            db.execute(
-                "UPDATE memories SET context = ?, version = (SELECT version FROM owner_versions"
-                f" WHERE api_key_id = ?) WHERE seq = ? AND {where}",
-                (context, owner, row["seq"], *params),
-            )
+            changed.append((int(row["seq"]), context))
+    return changed
+
+
+def _write(db: Database, changes: list[tuple[str, int, str]]) -> None:
+    """(owner, seq, context) written in one statement batch: one round trip to a server,
+    however many rows change. Each is stamped with its owner's version (bumped by the
+    write that called this) so every process's in-memory keyword postings re-read it."""
+    if not changes:
+        return
+    where, _ = owner_sql("", alias="")
+    db.executemany(
+        "UPDATE memories SET context = ?, version = (SELECT version FROM owner_versions"
+        f" WHERE api_key_id = ?) WHERE seq = ? AND {where}",
+        [(context, owner, seq, *owner_sql(owner, alias="")[1]) for owner, seq, context in changes],
+    )
+
+
+def _session_rows(owner: str, session: str) -> tuple[str, tuple[object, ...]]:
+    where, params = owner_sql(OwnerFilter((owner,), session), alias="")
+    return (
+        f"SELECT seq, content, metadata, created_at, context, {STREAM_SQL} AS turn"
+        f" FROM memories WHERE {where} ORDER BY created_at, seq",
+        tuple(params),
+    )
+
+
+def refresh_sessions(db: Database, sessions: list[tuple[str, str]]) -> None:
+    """Recompute every context of each (owner, session): all of them read in one batch,
+    the changes written in another (a batch import, a removal of many memories)."""
+    if not sessions:
+        return
+    found = db.query_batch([_session_rows(owner, session) for owner, session in sessions])
+    changes = []
+    for (owner, _), rows in zip(sessions, found, strict=True):
+        for turns in (True, False):
+            stream = [r for r in rows if bool(r["turn"]) is turns]
+            changes += [(owner, seq, c) for seq, c in _changed(stream, range(len(stream)))]
+    _write(db, changes)
 
 
 def refresh_session(db: Database, owner: str, session: str) -> None:
     """Recompute every context of one session (after removing many of its memories)."""
-    where, params = owner_sql(OwnerFilter((owner,), session), alias="")
-    rows = db.query(
-        f"SELECT seq, content, metadata, created_at, context, {STREAM_SQL} AS turn"
-        f" FROM memories WHERE {where} ORDER BY created_at, seq",
-        params,
-    )
-    for turns in (True, False):
-        stream = [r for r in rows if bool(r["turn"]) is turns]
-        _contexts(db, owner, stream, range(len(stream)))
+    refresh_sessions(db, [(owner, session)])
 
 
 def refresh_contexts(
@@ -123,6 +160,7 @@ def refresh_contexts(
     """
     if session is None:
         return
+    changes = []
     for stream in (True, False) if turns is None else (turns,):
         rows = _window(db, owner, session, created, seq, stream)
         centre = next(
@@ -130,4 +168,5 @@ def refresh_contexts(
             len(rows),
         )
         around = range(max(0, centre - WINDOW), min(len(rows), centre + WINDOW + 1))
-        _contexts(db, owner, rows, around)
+        changes += [(owner, s, c) for s, c in _changed(rows, around)]
+    _write(db, changes)

@@ -26,7 +26,7 @@ from ...models import (
     Removed,
 )
 from ...models.common import from_millis
-from .context import is_turn, refresh_contexts, refresh_session
+from .context import is_turn, refresh_contexts, refresh_sessions
 from .database import Database, Row
 from .fts import purge_keyword_index
 from .sql import COLUMNS, owner_sql, row_to_memory
@@ -66,8 +66,7 @@ def remove_rows(db: Database, owner: str, where: str, params: list[Any], now_ms:
         turns = is_turn(json.loads(only["metadata"]))
         refresh_contexts(db, owner, only["session_id"], only["created_at"], only["seq"], turns)
     else:
-        for session in sessions:
-            refresh_session(db, owner, session)
+        refresh_sessions(db, [(owner, session) for session in sorted(sessions)])
     return Removed(tuple(r["id"] for r in rows), tuple(r["content"] for r in rows), (owner,))
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
-from ...errors import ConflictError
+from ...errors import ConflictError, InvalidInputError
 from ...models import (
     Memory,
     MemoryCreate,
@@ -28,11 +29,12 @@ from ...models import (
 )
 from ...models.common import from_millis, to_millis
 from ...tokens import CHARS_PER_TOKEN
+from .batch_insert import insert_new
 from .context import date_words, is_turn, refresh_contexts
 from .database import Database, Row
 from .history import remove_rows, retire_row
 from .sql import COLUMNS, dumps, live, owner_sql, row_to_memory
-from .versions import bump_version
+from .versions import CURRENT_VERSION, bump_version, bumped
 
 __all__ = ["MemoryRepository"]
 
@@ -42,6 +44,25 @@ class MemoryRepository:
         self.db = db
 
     # -- writes -------------------------------------------------------------------
+
+    def upsert_many(
+        self, items: Sequence[tuple[MemoryCreate, str]], now_ms: int
+    ) -> list[UpsertOutcome]:
+        """``upsert`` for a batch (item, key), all or nothing: the new keys written
+        together (``batch_insert``), the rest one by one after them."""
+        with self.db.transaction():
+            done = insert_new(self.db, items, now_ms)
+            return [
+                done[i] if i in done else self._upsert_one(i, item, key, now_ms)
+                for i, (item, key) in enumerate(items)
+            ]
+
+    def _upsert_one(self, index: int, item: MemoryCreate, key: str, now_ms: int) -> UpsertOutcome:
+        try:
+            return self.upsert(item, key, now_ms)
+        except InvalidInputError as exc:  # name the item, as the batch's own refusals do
+            field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
+            raise type(exc)(f"item {index}: {exc.message}", field=field) from exc
 
     def upsert(
         self, item: MemoryCreate, key: str, now_ms: int, *, supersede: bool = False
@@ -90,11 +111,13 @@ class MemoryRepository:
                     "a memory with this id already exists under another key", field="id"
                 )
         expires = to_millis(item.expires_at) if item.expires_at else None
-        version = bump_version(self.db, item.api_key_id)
-        seq = self.db.scalar(
+        # The version bump and the row in one round trip to a server.
+        (inserted,) = bumped(
+            self.db,
+            item.api_key_id,
             "INSERT INTO memories (id, api_key_id, session_id, type, key, content, metadata,"
             " created_at, updated_at, expires_at, context, version)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq",
+            f" VALUES (?,?,?,?,?,?,?,?,?,?,?,{CURRENT_VERSION}) RETURNING seq",
             (
                 memory_id,
                 item.api_key_id,
@@ -107,9 +130,10 @@ class MemoryRepository:
                 updated,
                 expires,
                 date_words(item.metadata, created),
-                version,
+                item.api_key_id,
             ),
         )
+        seq = inserted["seq"]
         refresh_contexts(
             self.db, item.api_key_id, item.session_id, created, int(seq), is_turn(item.metadata)
         )

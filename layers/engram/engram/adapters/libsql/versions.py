@@ -12,20 +12,22 @@ the scope (``bump_version``) drops what was read, so the scope still sees its ow
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import StorageError
-from .database import Database
+from .database import Database, Row
 from .sql import owner_sql
 
 __all__ = [
+    "CURRENT_VERSION",
     "OwnerState",
     "bump_every_version",
     "bump_version",
+    "bumped",
     "current_version",
     "owner_state",
     "read_in_scope",
@@ -98,16 +100,26 @@ def _forget_owner_states(db: Database, owner: str | None = None) -> None:
             del read[key]
 
 
+_BUMP = (
+    "INSERT INTO owner_versions (api_key_id, version) VALUES (?, 1)"
+    " ON CONFLICT (api_key_id) DO UPDATE SET version = version + 1 RETURNING version"
+)
+# The owner's version as a statement run after ``bumped``'s bump reads it (owner: one ?).
+CURRENT_VERSION = "(SELECT version FROM owner_versions WHERE api_key_id = ?)"
+
+
 def bump_version(db: Database, owner: str) -> int:
     """The owner's next version (call inside the write's transaction)."""
     _forget_owner_states(db, owner)
-    return int(
-        db.scalar(
-            "INSERT INTO owner_versions (api_key_id, version) VALUES (?, 1)"
-            " ON CONFLICT (api_key_id) DO UPDATE SET version = version + 1 RETURNING version",
-            (owner,),
-        )
-    )
+    return int(db.scalar(_BUMP, (owner,)))
+
+
+def bumped(db: Database, owner: str, sql: str, params: Sequence[Any]) -> list[Row]:
+    """``sql``'s rows, run right after the owner's version is bumped and in the same
+    round trip to a server (call inside the write's transaction); it reads the new
+    version as ``CURRENT_VERSION``."""
+    _forget_owner_states(db, owner)
+    return db.query_batch([(_BUMP, (owner,)), (sql, params)])[1]
 
 
 def bump_every_version(db: Database) -> None:
