@@ -20,6 +20,7 @@ from engram.models import MemoryImport
 
 from ..secrets import load_runtime_config
 from .access import AccessLog
+from .budget import DatabaseBudget
 from .errors import install_error_handlers
 from .limits import BodyLimits
 from .routers import ORDER, load
@@ -92,6 +93,7 @@ def create_app(
     app.state.engine = Lazy(engine if engine is not None else lambda: build_engine(config))
     install_error_handlers(app)
 
+    app.add_middleware(DatabaseBudget, seconds=config.db_timeout_s)
     app.add_middleware(AccessLog)
     if web_adapter:
         app.add_middleware(WebAdapterTrace)

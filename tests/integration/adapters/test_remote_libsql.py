@@ -4,6 +4,7 @@ and the URLs the client accepts."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config, ConfigError, StorageError, open_engine
-from engram.adapters.libsql import Database
+from engram.adapters.libsql import Database, budget
 from engram.adapters.libsql.hrana import HranaConnection, http_base_url
 from engram.config import load_config
 from engram.models import MemoryCreate, RetrievalRequest
@@ -136,7 +137,54 @@ def test_a_black_holed_path_answers_503_in_time_and_recovers(sqld, tmp_path):
             engine.close()
 
 
-def test_sqld_killed_and_restarted_mid_run_fails_cleanly_and_loses_nothing(sqld, tmp_path):
+def test_a_request_waits_on_the_database_for_its_budget_in_all_then_fails_fast(
+    sqld, tmp_path, monkeypatch
+):
+    """ENGRAM_DB_TIMEOUT_S bounds a whole request's database time (not each round trip,
+    which made a black-holed preview answer after 60 s), a background job holding the
+    connection included; after repeated timeouts the breaker answers at once, and the
+    first round trip after it re-opens lets the recovered server back in."""
+    monkeypatch.setattr(budget, "OPEN_S", 1.0)
+    with Relay("127.0.0.1", sqld.port) as relay:
+        config = Config(
+            db_url=relay.url, db_timeout_s=1.0, data_dir=tmp_path / "d", admin_token=SecretStr("t")
+        )
+        engine = open_engine(config, jobs="manual")
+        client = TestClient(
+            create_app(config=config, engine=lambda: engine), headers={"Authorization": "Bearer t"}
+        )
+        try:
+            client.post("/api/memory", json={"apiKeyId": "k1", "content": "Sushi on Fri"})
+            relay.mode = "blackhole"
+            db = engine.memories.store.db
+            busy = threading.Thread(target=lambda: _swallow(lambda: db.query("SELECT 1")))
+            busy.start()  # a background job holding the connection through a dead round trip
+            time.sleep(0.1)
+            waits = []
+            for _ in range(4):
+                started = time.monotonic()
+                answer = client.post("/api/memory/retrieve-preview", json={"apiKeyId": "k1"})
+                waits.append(time.monotonic() - started)
+                assert answer.status_code == 503, answer.text
+            busy.join()
+            assert max(waits) < 1.0 + 1.0, waits  # the budget, plus a second of slack
+            assert waits[-1] < 0.3, waits  # the breaker: no wait at all
+            relay.mode = "forward"
+            time.sleep(1.1)  # the breaker's open time
+            assert _until(lambda: client.get("/api/memory/health").status_code == 200, 5)
+        finally:
+            engine.close()
+
+
+def _swallow(action) -> None:
+    with contextlib.suppress(StorageError):
+        action()
+
+
+def test_sqld_killed_and_restarted_mid_run_fails_cleanly_and_loses_nothing(
+    sqld, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(budget, "OPEN_S", 0.2)  # the breaker, opened while sqld is down
     engine = open_engine(
         Config(db_url=sqld.url, db_timeout_s=2.0, data_dir=tmp_path / "data"), jobs="manual"
     )
@@ -147,6 +195,7 @@ def test_sqld_killed_and_restarted_mid_run_fails_cleanly_and_loses_nothing(sqld,
                 sqld.stop()
             if i == 40:
                 sqld.start()
+                time.sleep(0.3)  # the breaker lets the next round trip try again
             try:
                 memory = engine.memories.create(MemoryCreate(api_key_id="k1", content=f"fact {i}"))
                 acknowledged.append(memory.id)

@@ -19,8 +19,10 @@ half-way on upgrade.
 from __future__ import annotations
 
 import contextlib
+import math
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +31,7 @@ from typing import Any
 import libsql
 
 from ...errors import StorageError
+from .budget import remaining, spend
 from .hrana import HranaConnection, HranaResult, is_remote_url
 
 __all__ = ["Database", "Row", "database_file", "split_statements"]
@@ -130,6 +133,28 @@ class Database:
 
     # -- statements ---------------------------------------------------------------
 
+    @contextmanager
+    def _held(self) -> Iterator[None]:
+        """The connection's lock. Against a server, a request with a database budget
+        waits for it no longer than the budget allows (a background job holding it
+        through a slow round trip must not make the request wait past its bound)."""
+        if not self.is_remote:
+            with self._lock:
+                yield
+            return
+        bound = remaining(math.inf)
+        started = time.monotonic()
+        got = self._lock.acquire(timeout=-1 if math.isinf(bound) else bound)
+        spend(time.monotonic() - started)
+        if not got:
+            raise StorageError(
+                "the database connection stayed busy past the request's database time"
+            )
+        try:
+            yield
+        finally:
+            self._lock.release()
+
     def _open(self) -> Any:
         """The connection (call with the lock held); a closed database is a StorageError,
         never a call into a closed driver handle (which panics inside the binding)."""
@@ -138,7 +163,7 @@ class Database:
         return self._conn
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        with self._lock:
+        with self._held():
             try:
                 cursor = self._open().execute(sql, tuple(params))
                 if isinstance(cursor, HranaResult):
@@ -154,7 +179,7 @@ class Database:
         """Several independent reads; against a server, in one round trip."""
         if not isinstance(self._conn, HranaConnection):
             return [self.query(sql, params) for sql, params in statements]
-        with self._lock:
+        with self._held():
             results = self._open().execute_many_statements(
                 [(sql, tuple(params)) for sql, params in statements]
             )
@@ -170,7 +195,7 @@ class Database:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; returns the number of rows it changed."""
-        with self._lock:
+        with self._held():
             try:
                 cursor = self._open().execute(sql, tuple(params))
                 return int(cursor.rowcount)
@@ -184,11 +209,11 @@ class Database:
         if not isinstance(self._conn, HranaConnection):
             self.execute(sql, params)
             return
-        with self._lock:
+        with self._held():
             self._open().defer(sql, tuple(params))
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self._lock:
+        with self._held():
             try:
                 self._open().executemany(sql, [tuple(r) for r in rows])
             except ValueError as exc:
@@ -200,7 +225,7 @@ class Database:
 
         Re-entrant: a transaction opened inside another joins it.
         """
-        with self._lock:
+        with self._held():
             if self._open().in_transaction:
                 yield self
                 return

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import logging
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 import httpx
 
 from ...errors import StorageError
+from .budget import Breaker, remaining, spend
 
 __all__ = ["HranaConnection", "HranaResult", "http_base_url", "is_remote_url"]
 
@@ -115,6 +117,8 @@ class HranaConnection:
             limits=httpx.Limits(max_connections=4, max_keepalive_connections=2),
         )
         self.round_trips = 0
+        self._timeout_s = timeout_s
+        self._breaker = Breaker()
         self._baton: str | None = None
         self._pending_begin: str | None = None
         self.in_transaction = False
@@ -213,17 +217,31 @@ class HranaConnection:
         self._baton, self._pending_begin, self.in_transaction = None, None, False
 
     def _post(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        self.round_trips += 1
         try:
-            response = self._http.post(self.url, json={"baton": self._baton, "requests": requests})
+            self._breaker.check()
+            bound = remaining(self._timeout_s)  # the request's budget, when it has one
+        except StorageError:
+            self._abandon()
+            raise
+        self.round_trips += 1
+        started = time.monotonic()
+        try:
+            response = self._http.post(
+                self.url, json={"baton": self._baton, "requests": requests}, timeout=bound
+            )
         except httpx.TimeoutException as exc:
             self._abandon()  # the server drops the stream; a new one starts next time
+            self._breaker.failed()
             raise StorageError(
                 f"the database did not answer in time ({type(exc).__name__})"
             ) from exc
         except httpx.HTTPError as exc:
             self._abandon()
+            self._breaker.failed()
             raise StorageError(f"the database is unreachable ({type(exc).__name__})") from exc
+        finally:
+            spend(time.monotonic() - started)
+        self._breaker.succeeded()  # it answered, whatever it said
         if response.status_code != 200:
             self._abandon()
             detail = response.text[:200]
