@@ -43,6 +43,10 @@ def clock() -> FrozenClock:
 # and are skipped there.
 REMOTE = os.environ.get("ENGRAM_TEST_DB") == "sqld"
 REMOTE_SECRETS_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="  # bytes 0..31, tests only
+if REMOTE:
+    # A remote database keeps no key file: its deployment configures one, and so does
+    # every Config a test builds here (read from the environment, as deployed).
+    os.environ.setdefault("ENGRAM_SECRETS_KEY", REMOTE_SECRETS_KEY)
 
 
 @pytest.fixture
