@@ -1,8 +1,14 @@
+import re
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from engram import InvalidInputError, MemorySettingsUpdate
-from engram.urlpolicy import check_endpoint_url, resolve_allowed, same_origin
+from engram.models.hosts import HOST_PATTERN
+from engram.models.qdrant import QdrantSettingsUpdate
+from engram.urlpolicy import check_endpoint_url, check_host, resolve_allowed, same_origin
 
 
 @pytest.mark.parametrize(
@@ -88,3 +94,46 @@ def test_same_origin():
     assert not same_origin("https://evil.example/v1", "https://api.openai.com/v1")
     assert not same_origin("https://api.openai.com:8443/v1", "https://api.openai.com/v1")
     assert not same_origin("https://api.openai.com/v1", None)
+
+
+# The schema states the Qdrant host that the policy accepts: a client writing a
+# schema-valid host is not refused (the contract fuzzer checks this from outside).
+_METADATA_NAMES = {"metadata", "instance-data"}
+
+
+@settings(max_examples=400, suppress_health_check=list(HealthCheck), deadline=None)
+@given(st.from_regex(HOST_PATTERN, fullmatch=True).filter(lambda h: len(h) <= 253))
+def test_a_schema_valid_host_is_accepted(host):
+    if host.lower().rstrip(".") in _METADATA_NAMES:
+        return
+    assert QdrantSettingsUpdate(host=host).host == check_host(host)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.ip_addresses(v=6))
+def test_the_host_pattern_matches_every_ipv6_spelling_the_policy_accepts(address):
+    for spelling in (str(address), address.exploded, f"[{address}]"):
+        matched = re.fullmatch(HOST_PATTERN, spelling) is not None
+        try:
+            check_host(spelling)
+            accepted = True
+        except InvalidInputError:
+            accepted = False
+        assert matched == accepted, spelling
+
+
+@pytest.mark.parametrize(
+    "host", ["]", ".", "a..b", "[::1", "::::", "1:2", "-a", "a" * 64, "fe80::1"]
+)
+def test_hosts_the_policy_refuses_are_outside_the_schema(host):
+    assert re.fullmatch(HOST_PATTERN, host) is None
+    with pytest.raises(ValidationError):
+        QdrantSettingsUpdate(host=host)
+
+
+def test_a_credential_outside_the_schema_is_refused_and_inside_accepted():
+    assert re.fullmatch(r"^[!-~]*$", "sk-abc_123") is not None
+    assert QdrantSettingsUpdate(api_key="sk-abc_123").api_key == "sk-abc_123"
+    for key in ("sk abc", "sk-é", "sk-\x00"):
+        with pytest.raises(ValidationError, match="printable ASCII"):
+            QdrantSettingsUpdate(api_key=key)

@@ -32,6 +32,7 @@ __all__ = [
     "ApiKeyId",
     "ApiModel",
     "Content",
+    "Credential",
     "InjectionMode",
     "MemoryKey",
     "MemoryType",
@@ -317,6 +318,13 @@ def _clean_key(value: str) -> str:
     return value
 
 
+# A credential as a header carries it (the rule of ``credential``); "" removes the stored one.
+_CREDENTIAL = "^[!-~]*$"
+Credential = Annotated[
+    str,
+    Field(max_length=500, json_schema_extra=_schema_pattern(_CREDENTIAL)),
+    AfterValidator(credential),
+]
 MemoryKey = Annotated[
     str,
     Field(min_length=1, max_length=200, json_schema_extra=_schema_pattern(_NOT_BLANK_PRINTABLE)),

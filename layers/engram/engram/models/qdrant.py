@@ -16,7 +16,8 @@ from pydantic import AfterValidator, ConfigDict, Field, SecretStr, StrictBool
 
 from ..errors import InvalidInputError
 from ..urlpolicy import check_host
-from .common import JSON_INT, ApiModel, PartialUpdate, credential
+from .common import JSON_INT, ApiModel, Credential, PartialUpdate
+from .hosts import HOST_PATTERN
 
 __all__ = [
     "MAX_TOP_K",
@@ -37,9 +38,6 @@ def _host(value: str) -> str:
 
 
 Quantization = Literal["none", "int8", "binary"]
-# A host name or address (ASCII: IDNA names are written in their xn-- form); empty means
-# Qdrant's embedded mode.
-_HOST = r"^[A-Za-z0-9._:\[\]-]*$"
 # SPEC: a Qdrant search returns at most 20 points.
 MAX_TOP_K = 20
 
@@ -66,10 +64,12 @@ class QdrantSettingsUpdate(PartialUpdate):
     model_config = ConfigDict(extra="forbid")
 
     enabled: StrictBool | None = None
-    host: Annotated[str, Field(max_length=255, pattern=_HOST), AfterValidator(_host)] | None = None
+    host: (
+        Annotated[str, Field(max_length=253, pattern=HOST_PATTERN), AfterValidator(_host)] | None
+    ) = None
     port: Annotated[int, Field(ge=1, le=65535), JSON_INT] | None = None
     https: StrictBool | None = None
-    api_key: Annotated[str, Field(max_length=500), AfterValidator(credential)] | None = None
+    api_key: Credential | None = None
     collection: (
         Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")] | None
     ) = None
