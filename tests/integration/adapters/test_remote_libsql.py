@@ -243,6 +243,55 @@ def test_round_trips_per_statement_and_per_transaction(sqld):
     db.close()
 
 
+# A read that keeps sqld busy for a second or more (a job's slow round trip).
+_SLOW = (
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000000)"
+    " SELECT count(*) AS n FROM c"
+)
+
+
+def test_a_thread_never_waits_on_another_threads_round_trip(sqld):
+    """No lock is held across a round trip: a request's read goes while a background
+    job's statement (or its transaction) is still waiting on the server."""
+    db = Database(sqld.url, timeout_s=60)
+    db.execute("CREATE TABLE t (x)")
+    try:
+        for slow in (
+            lambda: db.query(_SLOW),
+            lambda: _in_transaction(db, lambda: db.query(_SLOW)),
+        ):
+            job = threading.Thread(target=slow)
+            job.start()
+            time.sleep(0.2)  # the job's request is on the wire
+            assert db.query("SELECT 1 AS one") == [{"one": 1}]
+            assert job.is_alive()  # answered while the job still waits on its round trip
+            job.join()
+    finally:
+        db.close()
+
+
+def _in_transaction(db: Database, action) -> None:
+    with db.transaction():
+        db.execute("INSERT INTO t VALUES (1)")
+        action()
+
+
+def test_each_threads_transaction_is_its_own_stream(sqld):
+    """A statement of another thread never joins (or sees) a transaction in progress."""
+    db = Database(sqld.url, timeout_s=30)
+    db.execute("CREATE TABLE t (x)")
+    seen: list[int] = []
+    with db.transaction():
+        db.execute("INSERT INTO t VALUES ('mine')")
+        other = threading.Thread(target=lambda: seen.append(db.scalar("SELECT count(*) FROM t")))
+        other.start()
+        other.join(10)
+        assert db.scalar("SELECT count(*) FROM t") == 1  # this thread's stream sees its row
+    assert seen == [0]  # the other thread read outside the transaction
+    assert db.scalar("SELECT count(*) FROM t") == 1  # committed
+    db.close()
+
+
 @pytest.mark.parametrize(
     ("url", "base"),
     [

@@ -3,9 +3,10 @@ server that stopped answering.
 
 ``ENGRAM_DB_TIMEOUT_S`` bounded each round trip: a request of six round trips against a
 black-holed server answered 503 after 60 s, and the next one waited 20 s behind a
-background job holding the connection (issue 33). Now a request's round trips and its
-waits for the connection share one budget of ``ENGRAM_DB_TIMEOUT_S``: the HTTP layer
-opens it per request (``database_budget``), and each wait takes what it spent from it.
+background job holding the connection (issue 33). Now a request's round trips share
+one budget of ``ENGRAM_DB_TIMEOUT_S``: the HTTP layer opens it per request
+(``database_budget``), and each round trip takes what it spent from it. Nothing waits
+for the connection any more: each thread's stream is its own (``hrana``).
 Work outside a request (the in-process queue, schedules) has none and keeps the
 per-round-trip bound.
 

@@ -19,10 +19,8 @@ half-way on upgrade.
 from __future__ import annotations
 
 import contextlib
-import math
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +29,6 @@ from typing import Any
 import libsql
 
 from ...errors import StorageError
-from .budget import remaining, spend
 from .hrana import HranaConnection, HranaResult, is_remote_url
 
 __all__ = ["Database", "Row", "database_file", "split_statements"]
@@ -135,25 +132,15 @@ class Database:
 
     @contextmanager
     def _held(self) -> Iterator[None]:
-        """The connection's lock. Against a server, a request with a database budget
-        waits for it no longer than the budget allows (a background job holding it
-        through a slow round trip must not make the request wait past its bound)."""
-        if not self.is_remote:
-            with self._lock:
-                yield
-            return
-        bound = remaining(math.inf)
-        started = time.monotonic()
-        got = self._lock.acquire(timeout=-1 if math.isinf(bound) else bound)
-        spend(time.monotonic() - started)
-        if not got:
-            raise StorageError(
-                "the database connection stayed busy past the request's database time"
-            )
-        try:
+        """The connection's lock, for a local file (the binding's connection is not safe
+        to share). A server needs none: each thread's transaction is its own stream
+        (``HranaConnection``), so no thread ever waits on another's round trip, and a
+        request is never held behind a background job's slow one."""
+        if self.is_remote:
             yield
-        finally:
-            self._lock.release()
+            return
+        with self._lock:
+            yield
 
     def _open(self) -> Any:
         """The connection (call with the lock held); a closed database is a StorageError,
