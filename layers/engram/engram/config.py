@@ -108,6 +108,11 @@ class Config(BaseSettings):
     max_json_depth: int = Field(64, ge=8, le=512, alias="ENGRAM_MAX_JSON_DEPTH")
     # Upper bound of the in-memory vector matrices (all owners together), in MiB.
     vector_cache_mb: int = Field(512, ge=16, le=65_536, alias="ENGRAM_VECTOR_CACHE_MB")
+    # The most vector data (as stored: 4 bytes a dimension, 1 with int8) one key loads
+    # into memory, in MiB. A cold process reads it all before its first answer (50 MiB,
+    # 50,000 256-d vectors: 4.9 s from a stock sqld, bench/large_key.py); a larger key is
+    # scored by SQL, or by Qdrant when it is enabled (docs/retrieval.md).
+    vector_key_max_mb: float = Field(50.0, gt=0, le=65_536, alias="ENGRAM_VECTOR_KEY_MAX_MB")
     # Upper bound of the in-memory keyword postings (all owners together), in MiB; 0
     # leaves keyword scoring to FTS5 alone.
     keyword_cache_mb: int = Field(256, ge=0, le=65_536, alias="ENGRAM_KEYWORD_CACHE_MB")

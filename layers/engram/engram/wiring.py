@@ -250,7 +250,9 @@ def open_engine(
         allow_embedded=not config.in_lambda,
         failures=failures,
     )
-    cache = IndexCache(config.vector_cache_mb * 1024 * 1024)
+    cache = IndexCache(
+        config.vector_cache_mb * 1024 * 1024, int(config.vector_key_max_mb * 1024 * 1024)
+    )
     vectors = VectorService(
         embeddings,
         rows,

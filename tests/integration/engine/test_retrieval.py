@@ -392,8 +392,8 @@ def test_a_write_landing_while_the_vector_index_catches_up_is_read_next_time(eng
     changes = rows.changes
     landed = []
 
-    def racing(owner, since, dim=0):
-        found = changes(owner, since, dim)
+    def racing(owner, since, dim=0, **kw):
+        found = changes(owner, since, dim, **kw)
         if not landed:  # after the read: this catch-up cannot have seen it
             landed.append(add(engine, "The cat hates baths on Sundays", key="late"))
         return found
@@ -421,7 +421,9 @@ def test_a_retrieval_that_read_an_older_version_leaves_a_newer_index_alone(engin
     newer = cache._indexes["k1"].version
     observed, changes, read = rows.observed_version, rows.changes, []
     rows.observed_version = lambda owner: newer - 1
-    rows.changes = lambda owner, since, dim=0: read.append(since) or changes(owner, since, dim)
+    rows.changes = lambda owner, since, dim=0, **kw: (
+        read.append(since) or changes(owner, since, dim, **kw)
+    )
     try:
         index = cache.get("k1", dim, rows)
     finally:

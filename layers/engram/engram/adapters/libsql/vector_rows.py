@@ -3,7 +3,8 @@ reads that keep each process's in-memory index current (the ``VectorRows`` port)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from ...models import Memory
 from ...ports import PendingVector, VectorMeta, Vectors
@@ -14,7 +15,32 @@ from .encoding import decode, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
 from .versions import bump_every_version, bump_version, owner_state, tombstones_since
 
-__all__ = ["VectorRowsRepository"]
+__all__ = ["Changes", "KeyBound", "VectorRowsRepository"]
+
+
+@dataclass(frozen=True)
+class KeyBound:
+    """How much of one key a process holds in memory: rows as float32 (its share of the
+    memory bound), rows as int8 (all of it), and vector bytes as stored (what a cold
+    load reads)."""
+
+    rows: int
+    compact_rows: int
+    stored_bytes: int
+
+    def holds(self, rows: int, stored_bytes: int) -> bool:
+        return rows <= max(self.rows, self.compact_rows) and stored_bytes <= self.stored_bytes
+
+
+@dataclass
+class Changes:
+    """What an index reads to catch up: its rows page by page (read as iterated), the
+    seqs deleted, and the owner's row count when it was counted (a first load)."""
+
+    pages: Iterator[list[Row]]
+    dead: list[int]
+    total: int | None = None
+
 
 # What an in-memory vector index holds of a row ({where}: the owner and version condition).
 _INDEX_ROWS = (
@@ -183,34 +209,81 @@ class VectorRowsRepository:
         """The owner's version as this retrieval read it (``versions.read_scope``)."""
         return owner_state(self.db, owner).version
 
-    def index_rows(self, owner: str, since: int, dim: int = 0) -> list[Row]:
-        """The owner's rows written after version ``since`` (all rows for 0), read in
-        pages of at most ``page_rows(dim)`` rows."""
-        owner_clause, params = owner_sql(owner, alias="")
-        return self._rest(_paged(owner_clause), params, since, 0, page_rows(dim))
-
-    def changes(self, owner: str, since: int, dim: int = 0) -> tuple[list[Row], list[int]]:
+    def changes(
+        self, owner: str, since: int, dim: int = 0, *, bound: KeyBound | None = None
+    ) -> Changes | None:
         """The owner's rows written and deleted after version ``since``: the first page
-        and the deletions in one round trip to a server, then the rest page by page."""
+        and the deletions in one round trip to a server, the rest page by page as the
+        caller reads them (never the whole key in memory at once).
+
+        A first load (``since`` 0) measures the owner's rows in that same round trip and
+        reads nothing more (None) when they are past ``bound``."""
         owner_clause, params = owner_sql(owner, alias="")
         limit = page_rows(dim)
-        statements = [(_paged(owner_clause), (*params, since, 0, limit))]
+        sql = _paged(owner_clause)
+        statements = [(sql, (*params, since, 0, limit))]
         if since:
             statements.append(tombstones_since(owner, since))
+        elif bound is not None:
+            statements.append(
+                (
+                    "SELECT count(*) AS n, coalesce(sum(length(embedding)), 0) AS stored"
+                    f" FROM memories WHERE {owner_clause}",
+                    tuple(params),
+                )
+            )
         found = self.db.query_batch(statements)
+        total = None
+        if not since and bound is not None:
+            total = int(found[1][0]["n"])
+            if not bound.holds(total, int(found[1][0]["stored"])):
+                return None
         dead = [int(r["seq"]) for r in found[1]] if since else []
-        rows = found[0]
-        if len(rows) == limit:
-            rows += self._rest(_paged(owner_clause), params, since, rows[-1]["seq"], limit)
-        return rows, dead
+        return Changes(self._pages(found[0], sql, params, since, limit), dead, total)
 
-    def _rest(
-        self, sql: str, params: Sequence[object], since: int, after: int, limit: int
+    def _pages(
+        self, first: list[Row], sql: str, params: Sequence[object], since: int, limit: int
+    ) -> Iterator[list[Row]]:
+        page = first
+        yield page
+        while len(page) == limit:
+            page = self.db.query(sql, (*params, since, int(page[-1]["seq"]), limit))
+            yield page
+
+    def nearest(
+        self,
+        owner: str,
+        query: Vectors,
+        dim: int,
+        *,
+        now_ms: int,
+        cutoff_ms: int,
+        session_id: str | None,
+        limit: int,
     ) -> list[Row]:
-        rows: list[Row] = []
-        while True:
-            page = self.db.query(sql, (*params, since, after, limit))
-            rows += page
-            if len(page) < limit:
-                return rows
-            after = int(page[-1]["seq"])
+        """The owner's ``limit`` rows nearest ``query`` by cosine, scored by the database
+        (``vector_distance_cos``): the search for a key too large to hold in memory.
+        Only vectors of ``dim`` (float32 or vector8) are compared: another length would
+        make the function fail the whole statement."""
+        owner_clause, params = owner_sql(owner, alias="")
+        packed = (dim + 3) // 4 * 4
+        where = (
+            f"{owner_clause} AND embedding IS NOT NULL"
+            " AND (length(embedding) = ? OR length(embedding) BETWEEN ? AND ?)"
+            " AND updated_at >= ? AND (expires_at IS NULL OR expires_at > ?)"
+        )
+        values: list[object] = [*params, 4 * dim, packed + 8, packed + 16, cutoff_ms, now_ms]
+        if session_id is not None:
+            where += " AND session_id = ?"
+            values.append(session_id)
+        return self.db.query(
+            "SELECT seq, id, json_extract(metadata, '$.speaker') AS speaker,"
+            f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening,"
+            # The query in the row's own type (libSQL compares a type with itself only):
+            # float32, or vector8 when vectors are stored as int8.
+            " 1.0 - CASE WHEN length(embedding) = ?"
+            " THEN vector_distance_cos(embedding, vector32(?))"
+            " ELSE vector_distance_cos(embedding, vector8(?)) END AS similarity"
+            f" FROM memories WHERE {where} ORDER BY similarity DESC, seq LIMIT ?",
+            [4 * dim, to_f32_bytes(query), to_f32_bytes(query), *values, limit],
+        )

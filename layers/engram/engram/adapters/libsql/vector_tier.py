@@ -7,10 +7,15 @@ import numpy as np
 
 from ...models import OwnerFilter
 from ...ports import DenseScores, Vectors
+from ...terms import prefix_speaker
 from .vector_index import IndexCache
 from .vector_rows import VectorRowsRepository
 
-__all__ = ["LibsqlVectorTier"]
+__all__ = ["SQL_NEAREST", "LibsqlVectorTier"]
+
+# How many rows a key searched in SQL contributes: the candidates fusion ranks with the
+# keyword ones (the in-memory index scores every row; SQL returns the nearest only).
+SQL_NEAREST = 200
 
 
 class LibsqlVectorTier:
@@ -25,10 +30,13 @@ class LibsqlVectorTier:
         parts = []
         for owner in who.owners:
             index = self.cache.get(owner, self.dim, self.rows)
+            if index is None:  # more than this process may hold: the database scores it
+                parts.append(self._nearest(query, owner, who.session_id, now_ms, cutoff_ms))
+                continue
             # Another thread may refresh the index while this one scores it: everything
             # is cut to the rows the product saw (``position`` may name newer rows; the
             # ranking skips a position past ``sims``).
-            sims = index.matrix @ query
+            sims = index.similarities(query)
             allowed = index.allowed(now_ms, cutoff_ms, who.session_id)
             n = min(len(sims), len(allowed))
             sims = sims[:n]
@@ -47,6 +55,42 @@ class LibsqlVectorTier:
                 )
             )
         return parts[0] if len(parts) == 1 else _concat(parts)
+
+    def _nearest(
+        self, query: Vectors, owner: str, session_id: str | None, now_ms: int, cutoff_ms: int
+    ) -> DenseScores:
+        """The nearest rows only, scored by SQL: exact cosine, without the neighbour
+        smoothing the in-memory index adds; fusion takes keyword rows beside them."""
+        rows = self.rows.nearest(
+            owner,
+            query,
+            self.dim,
+            now_ms=now_ms,
+            cutoff_ms=cutoff_ms,
+            session_id=session_id,
+            limit=SQL_NEAREST,
+        )
+        ids = [str(r["id"]) for r in rows]
+        speakers = [
+            (r["speaker"] if isinstance(r["speaker"], str) else None)
+            or prefix_speaker(r["opening"])
+            for r in rows
+        ]
+        masks = {
+            name: np.array([s == name for s in speakers], dtype=bool)
+            for name in set(speakers)
+            if name
+        }
+        seqs = [int(r["seq"]) for r in rows]
+        return DenseScores(
+            ids,
+            np.array([float(r["similarity"]) for r in rows], dtype=np.float32),
+            {memory_id: i for i, memory_id in enumerate(ids)},
+            masks,
+            {seq: i for i, seq in enumerate(seqs)},
+            seqs=seqs,
+            complete=False,
+        )
 
 
 def _concat(parts: list[DenseScores]) -> DenseScores:
@@ -69,4 +113,5 @@ def _concat(parts: list[DenseScores]) -> DenseScores:
         offset += len(part.ids)
     positions = {memory_id: i for i, memory_id in enumerate(ids)}
     order = [seq for part in parts for seq in part.seqs]
-    return DenseScores(ids, sims, positions, masks, seqs, seqs=order)
+    complete = all(part.complete for part in parts)
+    return DenseScores(ids, sims, positions, masks, seqs, seqs=order, complete=complete)
