@@ -39,6 +39,8 @@ from typing import Any
 import schemathesis
 from hypothesis.internal import lambda_sources
 
+from engram.models.hosts import HOST_PATTERN, MAX_HOST_CHARS
+
 _describing = threading.Lock()
 _describe = lambda_sources.lambda_description
 
@@ -66,14 +68,14 @@ def _future(item: Any) -> None:
         item["expiresAt"] = _FUTURE
 
 
-_HOST = re.compile(r"^[A-Za-z0-9._:\[\]-]*$")  # the schema's own pattern
+_HOST = re.compile(HOST_PATTERN)  # the schema's own pattern and length
 
 
 def _embedded_qdrant(case: Any) -> None:
     body = case.body
     if case.path == "/api/settings/qdrant" and isinstance(body, dict):
         host = body.get("host")
-        if isinstance(host, str) and _HOST.match(host) and len(host) <= 255:
+        if isinstance(host, str) and _HOST.match(host) and len(host) <= MAX_HOST_CHARS:
             body["host"] = ""
 
 

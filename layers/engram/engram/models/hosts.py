@@ -11,7 +11,9 @@ here and keep their 422.
 
 from __future__ import annotations
 
-__all__ = ["HOST_PATTERN"]
+__all__ = ["HOST_PATTERN", "MAX_HOST_CHARS"]
+
+MAX_HOST_CHARS = 253  # a DNS name's limit (a final dot aside)
 
 _HEX = "[0-9A-Fa-f]{1,4}"
 # A first group that does not start fe80::/10 (fe80-febf).

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, ConfigDict, Field, SecretStr, StrictBool
 from ..errors import InvalidInputError
 from ..urlpolicy import check_host
 from .common import JSON_INT, ApiModel, Credential, PartialUpdate
-from .hosts import HOST_PATTERN
+from .hosts import HOST_PATTERN, MAX_HOST_CHARS
 
 __all__ = [
     "MAX_TOP_K",
@@ -38,6 +38,7 @@ def _host(value: str) -> str:
 
 
 Quantization = Literal["none", "int8", "binary"]
+Host = Annotated[str, Field(max_length=MAX_HOST_CHARS, pattern=HOST_PATTERN), AfterValidator(_host)]
 # SPEC: a Qdrant search returns at most 20 points.
 MAX_TOP_K = 20
 
@@ -64,9 +65,7 @@ class QdrantSettingsUpdate(PartialUpdate):
     model_config = ConfigDict(extra="forbid")
 
     enabled: StrictBool | None = None
-    host: (
-        Annotated[str, Field(max_length=253, pattern=HOST_PATTERN), AfterValidator(_host)] | None
-    ) = None
+    host: Host | None = None
     port: Annotated[int, Field(ge=1, le=65535), JSON_INT] | None = None
     https: StrictBool | None = None
     api_key: Credential | None = None
