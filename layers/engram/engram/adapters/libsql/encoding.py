@@ -12,11 +12,17 @@ import numpy as np
 
 from ...ports import Vectors
 
-__all__ = ["decode", "to_f32_bytes"]
+__all__ = ["decode", "f8_lengths", "to_f32_bytes"]
 
 
 def to_f32_bytes(vector: Vectors) -> bytes:
     return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def f8_lengths(dim: int) -> tuple[int, int]:
+    """The shortest and longest F8 blob of dimension ``dim`` (F32: exactly ``4 * dim``)."""
+    offset = (dim + 3) // 4 * 4
+    return offset + 8, offset + 16
 
 
 def decode(blob: bytes | None, dim: int) -> Vectors | None:
@@ -25,9 +31,10 @@ def decode(blob: bytes | None, dim: int) -> Vectors | None:
         return None
     if len(blob) == 4 * dim:
         return np.frombuffer(blob, dtype="<f4").astype(np.float32)
-    offset = (dim + 3) // 4 * 4
-    if len(blob) < offset + 8 or len(blob) > offset + 16:
+    shortest, longest = f8_lengths(dim)
+    if not shortest <= len(blob) <= longest:
         return None
+    offset = (dim + 3) // 4 * 4
     quantized = np.frombuffer(blob[:dim], dtype=np.uint8).astype(np.float32)
     alpha, shift = np.frombuffer(blob[offset : offset + 8], dtype="<f4")
     return quantized * np.float32(alpha) + np.float32(shift)

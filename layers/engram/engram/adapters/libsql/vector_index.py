@@ -24,10 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ...ports import Vectors
-from ...terms import prefix_speaker
 from .database import Row
 from .encoding import decode
-from .vector_rows import KeyBound, VectorRowsRepository
+from .vector_rows import KeyBound, VectorRowsRepository, row_speaker
 
 __all__ = ["IndexCache", "OwnerIndex"]
 
@@ -255,8 +254,7 @@ class OwnerIndex:
         self._raw.set(pos, np.zeros(self.dim, dtype=np.float32) if vector is None else vector)
         self._updated[pos] = int(row["updated_at"])
         self._expires[pos] = -1 if row["expires_at"] is None else int(row["expires_at"])
-        speaker = row["speaker"] if isinstance(row["speaker"], str) else None
-        self._set_speaker(pos, speaker or prefix_speaker(row.get("opening")))
+        self._set_speaker(pos, row_speaker(row))
         self._turn[pos] = bool(row["turn"])
         touched |= self._link(pos, row["session_id"])
         return touched | {pos}

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 
 from ...models import Memory
 from ...ports import PendingVector, VectorMeta, Vectors
-from ...terms import SPEAKER_PREFIX_CHARS
+from ...terms import SPEAKER_PREFIX_CHARS, prefix_speaker
 from .context import STREAM_SQL
 from .database import Database, Row
-from .encoding import decode, to_f32_bytes
+from .encoding import decode, f8_lengths, to_f32_bytes
 from .sql import COLUMNS, owner_sql, row_to_memory
 from .versions import bump_every_version, bump_version, owner_state, tombstones_since
 
-__all__ = ["Changes", "KeyBound", "VectorRowsRepository"]
+__all__ = ["Changes", "KeyBound", "VectorRowsRepository", "row_speaker"]
 
 
 @dataclass(frozen=True)
@@ -42,15 +42,24 @@ class Changes:
     total: int | None = None
 
 
+# Who said a row: metadata.speaker, or the name a transcript line ("Caroline: ...")
+# opens with when metadata has none (``row_speaker``).
+_SPEAKER_COLUMNS = (
+    "json_extract(metadata, '$.speaker') AS speaker,"
+    f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening"
+)
 # What an in-memory vector index holds of a row ({where}: the owner and version condition).
 _INDEX_ROWS = (
-    "SELECT seq, id, session_id, created_at, updated_at, expires_at, embedding,"
-    " json_extract(metadata, '$.speaker') AS speaker, version,"
-    f" {STREAM_SQL} AS turn,"
-    # A transcript line ("Caroline: ...") names its speaker when metadata does not.
-    f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening"
+    "SELECT seq, id, session_id, created_at, updated_at, expires_at, embedding, version,"
+    f" {STREAM_SQL} AS turn, {_SPEAKER_COLUMNS}"
     " FROM memories WHERE {where} AND version > ?"
 )
+
+
+def row_speaker(row: Row) -> str | None:
+    """The speaker of a row read with ``_SPEAKER_COLUMNS``."""
+    speaker = row["speaker"] if isinstance(row["speaker"], str) else None
+    return speaker or prefix_speaker(row.get("opening"))
 
 
 # A page of index rows stays far under what a server answers in one response (sqld:
@@ -266,19 +275,18 @@ class VectorRowsRepository:
         Only vectors of ``dim`` (float32 or vector8) are compared: another length would
         make the function fail the whole statement."""
         owner_clause, params = owner_sql(owner, alias="")
-        packed = (dim + 3) // 4 * 4
+        shortest, longest = f8_lengths(dim)
         where = (
             f"{owner_clause} AND embedding IS NOT NULL"
             " AND (length(embedding) = ? OR length(embedding) BETWEEN ? AND ?)"
             " AND updated_at >= ? AND (expires_at IS NULL OR expires_at > ?)"
         )
-        values: list[object] = [*params, 4 * dim, packed + 8, packed + 16, cutoff_ms, now_ms]
+        values: list[object] = [*params, 4 * dim, shortest, longest, cutoff_ms, now_ms]
         if session_id is not None:
             where += " AND session_id = ?"
             values.append(session_id)
         return self.db.query(
-            "SELECT seq, id, json_extract(metadata, '$.speaker') AS speaker,"
-            f" substr(content, 1, {SPEAKER_PREFIX_CHARS}) AS opening,"
+            f"SELECT seq, id, {_SPEAKER_COLUMNS},"
             # The query in the row's own type (libSQL compares a type with itself only):
             # float32, or vector8 when vectors are stored as int8.
             " 1.0 - CASE WHEN length(embedding) = ?"

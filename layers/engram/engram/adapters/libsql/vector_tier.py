@@ -7,9 +7,8 @@ import numpy as np
 
 from ...models import OwnerFilter
 from ...ports import DenseScores, Vectors
-from ...terms import prefix_speaker
 from .vector_index import IndexCache
-from .vector_rows import VectorRowsRepository
+from .vector_rows import VectorRowsRepository, row_speaker
 
 __all__ = ["SQL_NEAREST", "LibsqlVectorTier"]
 
@@ -71,11 +70,7 @@ class LibsqlVectorTier:
             limit=SQL_NEAREST,
         )
         ids = [str(r["id"]) for r in rows]
-        speakers = [
-            (r["speaker"] if isinstance(r["speaker"], str) else None)
-            or prefix_speaker(r["opening"])
-            for r in rows
-        ]
+        speakers = [row_speaker(r) for r in rows]
         masks = {
             name: np.array([s == name for s in speakers], dtype=bool)
             for name in set(speakers)
