@@ -134,8 +134,8 @@ def wait_for_keywords(engine: Engine, owner: str) -> None:
     """Until the owner's in-memory keyword postings are built (in the background, from the
     first query on; FTS5 answers meanwhile): what a warm process serves from."""
     keywords = getattr(engine.retrieval.search, "keywords", None)
-    while keywords is not None and not keywords.ready(owner):
-        time.sleep(0.05)
+    if keywords is not None and not keywords.wait_built(owner, 600):
+        raise SystemExit(f"the keyword postings of {owner} were never built")
 
 
 def bench_retrieval(

@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.server import ROOT, Server, engram_server
+from tests.support.server import Server, engram_server
 
 CHROMIUM = os.environ.get("ENGRAM_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = ROOT / ".artifacts" / "studio"
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -71,9 +70,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 class Studio:
     """A signed-in page, and what it must not do: throw, log errors, put the token in URLs."""
 
-    def __init__(self, page: Any, server: Server) -> None:
+    def __init__(self, page: Any, server: Server, shots: Path) -> None:
         self.page = page
         self.server = server
+        self.shots = shots
         self.errors: list[str] = []
         self.console: list[str] = []
         self.urls: list[str] = []
@@ -106,8 +106,7 @@ class Studio:
         self.http_errors_allowed = True
 
     def screenshot(self, name: str, full_page: bool = True) -> Path:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / f"{name}.png"
+        path = self.shots / f"{name}.png"
         if full_page:  # from the top: a scrolled page would draw its sticky header midway
             self.page.evaluate("window.scrollTo(0, 0)")
         self.page.screenshot(path=str(path), full_page=full_page)
@@ -134,12 +133,19 @@ class Studio:
         assert not leaked, "the admin token appeared in a URL"
 
 
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: pytest's temporary tree (`--basetemp` to choose it), never the
+    checkout."""
+    return tmp_path_factory.mktemp("studio-screenshots")
+
+
 @pytest.fixture
-def studio(browser: Any, server: Server) -> Iterator[Studio]:
+def studio(browser: Any, server: Server, screenshots: Path) -> Iterator[Studio]:
     context = browser.new_context(viewport=LAPTOP, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(15_000)
-    studio = Studio(page, server)
+    studio = Studio(page, server, screenshots)
     yield studio.open()
     try:
         studio.check()

@@ -1,5 +1,5 @@
 """Each tab at laptop and phone width: no serious or critical axe-core violations, no
-page wider than the screen, and a screenshot of each (``.artifacts/studio/``)."""
+page wider than the screen, and a screenshot of each (under pytest's temporary directory)."""
 
 from __future__ import annotations
 

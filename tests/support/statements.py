@@ -1,6 +1,5 @@
 """What the engine sends to its database, and waiting for its background keyword build."""
 
-import time
 from contextlib import contextmanager
 
 
@@ -70,7 +69,5 @@ def round_trips(db, action):
 
 def wait_for_postings(engine, owner="k1"):
     keywords = engine.retrieval.search.keywords
-    deadline = time.monotonic() + 10
-    while keywords is not None and not keywords.ready(owner):
-        assert time.monotonic() < deadline, "the keyword postings were never built"
-        time.sleep(0.02)
+    if keywords is not None:
+        assert keywords.wait_built(owner, 10), "the keyword postings were never built"

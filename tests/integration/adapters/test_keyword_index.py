@@ -9,7 +9,6 @@ frequencies) sharing one long-lived ``KeywordIndexCache`` (the postings under te
 
 import math
 import random
-import time
 from datetime import timedelta
 
 import pytest
@@ -209,10 +208,7 @@ def test_the_build_runs_in_the_background_and_fts5_answers_meanwhile(engine, db)
     who = OwnerFilter(("k1",))
     first = SearchRepository(db, keywords=cache).keyword_scores("camping lake", who, 50)
     assert first == SearchRepository(db).keyword_scores("camping lake", who, 50)
-    deadline = time.monotonic() + 30
-    while not cache.ready("k1"):
-        assert time.monotonic() < deadline, "the background build never finished"
-        time.sleep(0.02)
+    assert cache.wait_built("k1", 30), "the background build never finished"
     assert_same_as_fts5(db, cache, owners=("k1",))
 
 

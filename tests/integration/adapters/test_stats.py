@@ -4,7 +4,6 @@ lost to the engine closing or to one failed write, and a failed write is reporte
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -30,15 +29,57 @@ def written(path):
         check.close()
 
 
+class Timers:
+    """The delayed flushes, fired by the test instead of by the clock."""
+
+    def __init__(self) -> None:
+        self.armed: list[Timers.Timer] = []
+
+    class Timer:
+        def __init__(self, fire) -> None:
+            self.fire, self.live = fire, False
+
+        def start(self) -> None:
+            self.live = True
+
+        def cancel(self) -> None:
+            self.live = False
+
+    def __call__(self, delay_s, fire) -> Timers.Timer:
+        timer = Timers.Timer(fire)
+        self.armed.append(timer)
+        return timer
+
+    def live(self) -> list[Timers.Timer]:
+        return [t for t in self.armed if t.live]
+
+    def fire(self) -> None:
+        (timer,) = self.live()
+        timer.live = False
+        timer.fire()
+
+
+class SignallingDatabase(Database):
+    """Says when someone asks for a transaction (and is about to wait for the file)."""
+
+    asking: threading.Event | None = None
+
+    def transaction(self):
+        if self.asking is not None:
+            self.asking.set()
+        return super().transaction()
+
+
 def test_close_waits_for_a_flush_under_way(path):
     """The timer took the counts and waits for the connection (a retrieval holds it);
     closing must not return before they are written."""
-    db = Database(f"file:{path}")
-    stats = RetrievalStatsRepository(db, flush_after_s=0.05)
+    db = SignallingDatabase(f"file:{path}")
+    timers = Timers()
+    stats = RetrievalStatsRepository(db, timer=timers)
     held, release = threading.Event(), threading.Event()
 
     def retrieval_holding_the_connection():
-        with db._lock:
+        with db.transaction():
             held.set()
             release.wait()
 
@@ -46,21 +87,24 @@ def test_close_waits_for_a_flush_under_way(path):
     holder.start()
     held.wait()
     stats.record("k1", True, 1)
-    time.sleep(0.3)  # the timer fired: it holds the counts, waiting for the connection
+    db.asking = threading.Event()
+    firing = threading.Thread(target=timers.fire)
+    firing.start()
+    assert db.asking.wait(5)  # the timer holds the counts, waiting for the connection
     closing = threading.Thread(target=stats.close)
     closing.start()
-    time.sleep(0.1)
+    closing.join(0.2)
     assert closing.is_alive()  # waiting for the timer's write, not returned
     release.set()
-    closing.join(5)
-    holder.join()
+    for thread in (closing, firing, holder):
+        thread.join(5)
     db.close()
     assert written(path) == 1
 
 
 def test_a_retrieval_finishing_after_close_writes_its_own(path):
     db = Database(f"file:{path}")
-    stats = RetrievalStatsRepository(db, flush_after_s=0.05)
+    stats = RetrievalStatsRepository(db, timer=Timers())
     stats.close()
     stats.record("k1", True, 1)
     db.close()
@@ -71,9 +115,9 @@ def test_a_retrieval_finishing_after_close_writes_its_own(path):
 
 def test_a_failed_write_is_tried_again_and_reported(path):
     db = Database(f"file:{path}")
-    failures, recoveries = [], []
+    failures, recoveries, timers = [], [], Timers()
     stats = RetrievalStatsRepository(
-        db, flush_after_s=0.05, failed=failures.append, recovered=lambda: recoveries.append(1)
+        db, failed=failures.append, recovered=lambda: recoveries.append(1), timer=timers
     )
     real, calls = db.executemany, []
 
@@ -85,22 +129,25 @@ def test_a_failed_write_is_tried_again_and_reported(path):
 
     db.executemany = locked_once
     stats.record("k1", True, 1)  # the last retrieval for a while
-    deadline = time.monotonic() + 5
-    while db.scalar("SELECT coalesce(sum(retrievals), 0) FROM retrieval_stats") != 1:
-        assert time.monotonic() < deadline, f"never written: {stats._pending}"
-        time.sleep(0.05)
-    assert failures == ["database is locked"] and recoveries
+    timers.fire()
+    assert failures == ["database is locked"] and not recoveries
+    timers.fire()  # armed again by the failure, though no retrieval came
+    assert written_now(db) == 1 and recoveries
     stats.close()
     db.close()
+
+
+def written_now(db):
+    return db.scalar("SELECT coalesce(sum(retrievals), 0) FROM retrieval_stats")
 
 
 def test_a_database_closed_under_it_is_not_tried_again(path):
     """Its owner closed the file without closing the counter (a database handed in):
     one failed write, reported, and no timer trying every second for ever."""
     db = Database(f"file:{path}")
-    failures = []
-    stats = RetrievalStatsRepository(db, flush_after_s=0.05, failed=failures.append)
+    failures, timers = [], Timers()
+    stats = RetrievalStatsRepository(db, failed=failures.append, timer=timers)
     stats.record("k1", True, 1)
     db.close()
-    time.sleep(0.5)
-    assert len(failures) == 1 and stats._timer is None
+    timers.fire()
+    assert len(failures) == 1 and not timers.live()

@@ -4,7 +4,6 @@ while other keys, sessions and types stay untouched."""
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -93,17 +92,13 @@ def test_nothing_of_a_forgotten_memory_remains_anywhere(engine, config, clock, d
         keywords = other.retrieval.search.keywords
         by_words = RetrievalRequest(query=f"{SECRETWORD} garden shed", strategy=Strategy.SEMANTIC)
         other.retrieval.preview("k1", by_words)
-        deadline = time.monotonic() + 30
-        while not keywords.ready("k1") and time.monotonic() < deadline:
-            time.sleep(0.02)
+        assert keywords.wait_built("k1", 30)
         gone_stems = {SECRETWORD, "garden", "shed", "paint", "green"}
         assert gone_stems <= set(keywords._indexes["k1"]._vocab)
         # And this process's own postings, which hear of the forget as it happens.
         mine_keywords = engine.retrieval.search.keywords
         engine.retrieval.preview("k1", by_words)
-        deadline = time.monotonic() + 30
-        while not mine_keywords.ready("k1") and time.monotonic() < deadline:
-            time.sleep(0.02)
+        assert mine_keywords.wait_built("k1", 30)
         assert gone_stems <= set(mine_keywords._indexes["k1"]._vocab)
 
         outcome = engine.memories.forget(MemoryForget(api_key_id="k1", session_id="s1"))

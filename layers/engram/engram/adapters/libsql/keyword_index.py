@@ -347,6 +347,8 @@ class KeywordIndexCache:
         self._failed: dict[str, float] = {}  # owner -> monotonic time of a failed build
         self._tokenizer: Fts5Tokenizer | None = None
         self._lock = threading.Lock()
+        # Told whenever a build ends, built or not: who waits for one waits on this.
+        self._settled = threading.Condition(self._lock)
 
     def stems(self, words: list[str]) -> list[str] | None:
         """FTS5's stem of each query word; None if any is not one token (the caller then
@@ -404,6 +406,15 @@ class KeywordIndexCache:
         with self._lock:
             return owner in self._indexes
 
+    def wait_built(self, owner: str, timeout_s: float) -> bool:
+        """Whether the owner's postings are built, once a build under way has ended (at
+        most ``timeout_s``): for a benchmark or a test that needs a warm process."""
+        with self._settled:
+            self._settled.wait_for(
+                lambda: owner in self._indexes or owner not in self._building, timeout_s
+            )
+            return owner in self._indexes
+
     def _ready(self, db: Database, owner: str) -> bool:
         """Whether the owner's postings are built; starts building them if not."""
         with self._lock:
@@ -425,9 +436,18 @@ class KeywordIndexCache:
             thread.start()
         except RuntimeError as exc:  # no thread to be had: FTS5 serves, retried later
             self._not_built(owner, exc)
-            with self._lock:
-                self._building.discard(owner)
+            self._settle(owner)
         return False
+
+    def _settle(self, owner: str, index: OwnerKeywords | None = None) -> None:
+        """A build of the owner's postings has ended: installed (``index``) or not."""
+        with self._lock:
+            self._building.discard(owner)
+            if index is not None:
+                self._failed.pop(owner, None)
+                self._indexes[owner] = index
+                self._evict()
+            self._settled.notify_all()
 
     def _not_built(self, owner: str, exc: Exception) -> None:
         log.warning("keyword postings of an owner not built; FTS5 serves it: %s", exc)
@@ -440,6 +460,7 @@ class KeywordIndexCache:
         meanwhile never wait for its pages."""
         started = time.perf_counter()
         reader: Database | None = None
+        index: OwnerKeywords | None = None
         try:
             reader = db.sibling()
             version = current_version(reader, owner)
@@ -450,12 +471,7 @@ class KeywordIndexCache:
         finally:
             if reader is not None and reader is not db:
                 reader.close()
-            with self._lock:
-                self._building.discard(owner)
-        with self._lock:
-            self._failed.pop(owner, None)
-            self._indexes[owner] = index
-            self._evict()
+            self._settle(owner, index)
         log.debug(
             "keyword postings built: %d rows in %.0f ms",
             index.size,

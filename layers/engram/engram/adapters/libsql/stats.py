@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 from ...errors import StorageError
 from .database import Database
@@ -31,6 +32,18 @@ _ADD = (
 )
 
 
+class Timer(Protocol):
+    def start(self) -> None: ...
+    def cancel(self) -> None: ...
+
+
+def thread_timer(delay_s: float, fire: Callable[[], None]) -> Timer:
+    timer = threading.Timer(delay_s, fire)
+    timer.daemon = True
+    timer.name = "engram-stats"
+    return timer
+
+
 class RetrievalStatsRepository:
     def __init__(
         self,
@@ -39,14 +52,17 @@ class RetrievalStatsRepository:
         flush_after_s: float = 1.0,
         failed: Callable[[str], None] = lambda message: None,
         recovered: Callable[[], None] = lambda: None,
+        timer: Callable[[float, Callable[[], None]], Timer] = thread_timer,
     ) -> None:
+        """``timer`` arms the delayed flush; tests hand in one they fire themselves."""
         self.db = db
         self.flush_after_s = flush_after_s
         # What the health report hears: a flush off the request path cannot raise to it.
         self._failed, self._recovered = failed, recovered
         self._pending: dict[str, tuple[int, int, int]] = {}  # owner -> retrievals, hits, at
         self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
+        self._new_timer = timer
+        self._timer: Timer | None = None
         self._flushing = threading.Lock()  # one flush at a time: close waits for the timer's
         self._closed = False
 
@@ -65,9 +81,7 @@ class RetrievalStatsRepository:
     def _arm(self) -> None:
         # with self._lock held
         if self._timer is None and not self._closed:
-            self._timer = threading.Timer(self.flush_after_s, self._flush_quietly)
-            self._timer.daemon = True
-            self._timer.name = "engram-stats"
+            self._timer = self._new_timer(self.flush_after_s, self._flush_quietly)
             self._timer.start()
 
     def flush(self) -> None:
