@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install serve test test-remote lint typecheck unit reliability bench clean browser browser-deps sam-build
+.PHONY: install serve test test-remote lint typecheck unit reliability bench clean browser browser-deps sam-build docs docs-serve
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -71,8 +71,16 @@ reliability: $(STAMP) $(SQLD)
 sam-build: $(STAMP)
 	$(BIN)/python -m shared.devtools.sam_check
 
+# The documentation site (mkdocs.yml) into .site/; --strict turns every broken link,
+# missing page or stale anchor into a failure.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+
+docs-serve: $(STAMP)
+	$(BIN)/mkdocs serve --dev-addr $(HOST):8000
+
 bench: $(STAMP) $(SQLD)
 	$(BIN)/python bench/engine_bench.py
 
 clean:
-	rm -rf $(VENV) .venv-sam .engram .pytest_cache .mypy_cache .ruff_cache .aws-sam
+	rm -rf $(VENV) .venv-sam .engram .pytest_cache .mypy_cache .ruff_cache .aws-sam .site

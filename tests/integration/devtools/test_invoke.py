@@ -1,5 +1,5 @@
 """`engram invoke`: one database shared by every function, nothing written inside a
-CodeUri, and the README's example working as written."""
+CodeUri, and the deployment page's example working as written."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ from shared.devtools.lambda_local import LOCAL_DB_URL, invoke_environment
 from shared.devtools.template import ROOT, load_template
 
 FUNCTIONS = load_template().functions()
-README = (ROOT / "README.md").read_text()
+GUIDE = (ROOT / "docs" / "deployment.md").read_text()
 
 
-def readme_env_json() -> dict:
-    block = README.split("with this `env.json`", 1)[1]
+def guide_env_json() -> dict:
+    block = GUIDE.split("with this `env.json`", 1)[1]
     return json.loads(re.search(r"```json\n(.*?)```", block, re.S).group(1))
 
 
-def readme_invocations() -> list[list[str]]:
+def guide_invocations() -> list[list[str]]:
     return [
         line.split()[1:]
-        for line in README.splitlines()
+        for line in GUIDE.splitlines()
         if line.startswith(".venv/bin/engram invoke ")
     ]
 
@@ -42,9 +42,9 @@ def test_every_function_gets_the_same_database_outside_any_code_uri(monkeypatch)
     )  # no __pycache__ in a CodeUri
 
 
-def test_the_readme_token_is_the_one_the_sample_events_send():
-    env_json = readme_env_json()
-    for logical_id, command in ((c[1], c) for c in readme_invocations()):
+def test_the_guide_token_is_the_one_the_sample_events_send():
+    env_json = guide_env_json()
+    for logical_id, command in ((c[1], c) for c in guide_invocations()):
         event = json.loads((ROOT / command[command.index("--event") + 1]).read_text())
         assert event["headers"]["authorization"] == (
             f"Bearer {env_json[logical_id]['ENGRAM_ADMIN_TOKEN']}"
@@ -55,13 +55,13 @@ def _files_in_functions() -> set[str]:
     return {str(p) for p in (ROOT / "functions").rglob("*")}
 
 
-def test_the_readme_example_runs_as_written_and_shares_its_database(tmp_path, monkeypatch):
-    """The README's commands and env.json, run from the checkout (only the database moved
+def test_the_guide_example_runs_as_written_and_shares_its_database(tmp_path, monkeypatch):
+    """The guide's commands and env.json, run from the checkout (only the database moved
     to a temporary file): what MemoryApiFunction creates, RetrievePreviewFunction finds."""
-    (tmp_path / "env.json").write_text(json.dumps(readme_env_json()))
+    (tmp_path / "env.json").write_text(json.dumps(guide_env_json()))
     before = _files_in_functions()
     outputs = []
-    for command in readme_invocations():
+    for command in guide_invocations():
         command = [str(tmp_path / "env.json") if a == "env.json" else a for a in command]
         env = {"ENGRAM_DB_URL": f"file:{tmp_path / 'shared.db'}"}
         out = subprocess.run(
