@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "engram")]
 
 from engram import Config, EngramError, open_engine  # noqa: E402
-from engram.models import MemoryCreate, MemoryImport, MemoryQuery, MemoryUpdate  # noqa: E402
+from engram.domain.models import MemoryCreate, MemoryImport, MemoryQuery, MemoryUpdate  # noqa: E402
 
 
 def writer(url: str, index: int, writes: int, out: multiprocessing.Queue) -> None:

@@ -51,7 +51,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "engram")]
 import snowballstemmer  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from engram.extraction import worth_reading  # noqa: E402
+from engram.adapters.extraction import worth_reading  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"
 SPLITS = {
@@ -217,7 +217,7 @@ class Player:
         self._tmp.cleanup()
 
     def _facts(self, owner: str) -> dict[str, Any]:
-        from engram.models import MemoryQuery
+        from engram.domain.models import MemoryQuery
 
         found: dict[str, Any] = {}
         offset = 0
@@ -233,7 +233,7 @@ class Player:
                 return found
 
     def play(self, conv: Conversation, user: str, run: Run) -> None:
-        from engram.models import ApiKeyCreate
+        from engram.domain.models import ApiKeyCreate
 
         made = self.engine.keys.create(ApiKeyCreate(name=f"{conv.id}-{user}"))
         headers = {"Authorization": f"Bearer {made.secret}"}

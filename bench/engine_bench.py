@@ -33,7 +33,7 @@ from engram import Config, Engine, MemorySettingsUpdate
 from engram import open_engine as build
 from engram.adapters.libsql import Database
 from engram.adapters.libsql.fts import build_match
-from engram.models import MemoryCreate, RetrievalRequest, Strategy
+from engram.domain.models import MemoryCreate, RetrievalRequest, Strategy
 
 
 def make_vocabulary(rng: random.Random, size: int = 5000) -> list[str]:

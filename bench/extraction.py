@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "engram")]
 
 from engram import Config, open_engine  # noqa: E402
-from engram.chat import ChatService  # noqa: E402
-from engram.models import MemoryQuery, MemorySettingsUpdate  # noqa: E402
+from engram.app.chat import ChatService  # noqa: E402
+from engram.domain.models import MemoryQuery, MemorySettingsUpdate  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 _FILES = {

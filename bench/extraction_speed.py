@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "layers" / "engram")]
 
-from engram.extraction import extract  # noqa: E402
-from engram.models.facts import MAX_INPUT_BYTES  # noqa: E402
+from engram.adapters.extraction import extract  # noqa: E402
+from engram.domain.models.facts import MAX_INPUT_BYTES  # noqa: E402
 
 LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "locomo-dev.json"
 STATEMENTS = {

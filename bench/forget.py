@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "engram")]
 
 from engram import Config, open_engine  # noqa: E402
 from engram.adapters.libsql.fts import purge_keyword_index  # noqa: E402
-from engram.models import MemoryForget, MemoryImport  # noqa: E402
+from engram.domain.models import MemoryForget, MemoryImport  # noqa: E402
 
 WORDS = "postgres react deploy budget coffee berlin kayak review sprint invoice".split()
 

@@ -41,7 +41,7 @@ from engine_bench import Corpus, fill, open_engine, percentile  # noqa: E402
 
 from engram import Engine  # noqa: E402
 from engram.adapters.libsql import Database, KeywordIndexCache, SearchRepository  # noqa: E402
-from engram.models import MemoryCreate, OwnerFilter  # noqa: E402
+from engram.domain.models import MemoryCreate, OwnerFilter  # noqa: E402
 
 OWNER = "k1"
 LIMIT = 200

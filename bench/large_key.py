@@ -35,7 +35,7 @@ from pydantic import SecretStr  # noqa: E402
 
 from engram import Config, MemorySettingsUpdate, open_engine  # noqa: E402
 from engram.adapters.sealing import new_key  # noqa: E402
-from engram.models import MemoryCreate, MemoryImport, RetrievalRequest, Strategy  # noqa: E402
+from engram.domain.models import MemoryCreate, MemoryImport, RetrievalRequest, Strategy  # noqa: E402
 from shared.devtools.sqld import SqldServer  # noqa: E402
 
 OWNER = "big"

@@ -147,7 +147,7 @@ class InProcess:
     def ingest(self, items: list[dict[str, Any]]) -> None:
         from datetime import timedelta
 
-        from engram.models import MemoryImport
+        from engram.domain.models import MemoryImport
 
         imported = [MemoryImport.model_validate(i) for i in items]
         last = max(i.created_at for i in imported if i.created_at)
@@ -174,13 +174,13 @@ class InProcess:
 
     def use_qdrant(self) -> None:
         from engram import MemorySettingsUpdate
-        from engram.models import QdrantSettingsUpdate
+        from engram.domain.models import QdrantSettingsUpdate
 
         self.engine.qdrant.update(QdrantSettingsUpdate(enabled=True))
         self.engine.settings.update(MemorySettingsUpdate(vector_store="qdrant"))
 
     def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
-        from engram.models import RetrievalRequest
+        from engram.domain.models import RetrievalRequest
 
         self.now = self.ended.get(owner)
         request = RetrievalRequest(
@@ -242,7 +242,7 @@ class ViaProxy(InProcess):
     def play(self, conv: dict[str, Any]) -> None:
         from datetime import datetime, timedelta
 
-        from engram.models import ApiKeyCreate
+        from engram.domain.models import ApiKeyCreate
 
         made = self.engine.keys.create(ApiKeyCreate(name=f"locomo-{conv['id']}"))
         self.keys[f"locomo-{conv['id']}"] = made.id
@@ -302,7 +302,7 @@ class ViaProxy(InProcess):
         raise NotImplementedError("via the proxy, conversations are played, not imported")
 
     def retrieve(self, owner: str, query: str, strategy: str) -> tuple[list[str], str | None]:
-        from engram.models import RetrievalRequest
+        from engram.domain.models import RetrievalRequest
 
         key = self.keys[owner]
         self.now = self.ended[key]
@@ -450,8 +450,8 @@ def main() -> None:
     target: Any = OverHttp(args.api, args.token) if args.api else InProcess()
     if args.via_proxy:
         if args.no_facts:
-            from engram.extraction import RuleExtractor
-            from engram.models.facts import Extraction
+            from engram.adapters.extraction import RuleExtractor
+            from engram.domain.models.facts import Extraction
 
             def nothing(self: Any, request: Any) -> list[Extraction]:
                 return [Extraction([], text=turn.text) for turn in request.turns]

@@ -26,7 +26,7 @@ from mcp import Client  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from engram import Config, open_engine  # noqa: E402
-from engram.models import ApiKeyCreate, MemoryCreate  # noqa: E402
+from engram.domain.models import ApiKeyCreate, MemoryCreate  # noqa: E402
 from tests.support.mcp import http_client, stdio_params  # noqa: E402 - the tests' clients
 from tests.support.server import engram_server  # noqa: E402
 

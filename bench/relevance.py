@@ -5,7 +5,7 @@ Every question of each conversation is asked twice through the chat path's retri
 conversation's memories (related: its evidence should be found) and against the next
 conversation's (unrelated: nothing should go in). Printed: recall@10 of the related
 questions, and the memories and tokens injected per request for both, with the floor
-off and with the engine's floor (engram/retrieval.py: the entity gate, and a cosine or
+off and with the engine's floor (engram/app/retrieval.py: the entity gate, and a cosine or
 keyword-coverage floor per memory for questions naming nothing).
 
 ``--dump FILE`` writes the unfloored rankings (cosine, BM25, keyword coverage per
@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "engram"), str(ROOT / "bench")]
 
 from locomo import DEFAULT_DATA, EMBEDDERS, InProcess, load, memories  # noqa: E402
 
-from engram.models import RetrievalRequest  # noqa: E402
+from engram.domain.models import RetrievalRequest  # noqa: E402
 
 
 def ask(target: InProcess, owner: str, question: str, floor: float | None) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ from engine_bench import (  # noqa: E402
     wait_for_keywords,
 )
 
-from engram.models import RetrievalRequest, Strategy  # noqa: E402
+from engram.domain.models import RetrievalRequest, Strategy  # noqa: E402
 
 STAGES = {  # label -> (attribute path from the retriever, method)
     "dense": ("vectors", "dense"),

@@ -21,7 +21,7 @@ from engine_bench import Corpus, fill, open_engine, use_vectors
 from engram import MemorySettings
 from engram.adapters.embeddings.catalog import LocalCatalog
 from engram.adapters.libsql import IndexCache, LibsqlVectorTier, VectorRowsRepository
-from engram.models import MemoryCreate, OwnerFilter
+from engram.domain.models import MemoryCreate, OwnerFilter
 
 
 def p50(fn: Callable[[], object], n: int = 50) -> float:

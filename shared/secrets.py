@@ -15,7 +15,7 @@ from __future__ import annotations
 from pydantic import SecretStr
 
 from engram import Config, load_config
-from engram.errors import ConfigError
+from engram.domain.errors import ConfigError
 
 __all__ = ["MAX_AGE_S", "SECRET_FIELDS", "load_runtime_config", "resolve_secrets"]
 

@@ -20,7 +20,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ValidationError
 
-from engram.errors import log_safe
+from engram.domain.errors import log_safe
 
 from .observability import logger, metrics, tracer
 

@@ -7,7 +7,7 @@ content has not changed since) are embedded and written.
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from engram import build_engine
-from engram.models import EmbeddingJob
+from engram.domain.models import EmbeddingJob
 from shared.observability import logger
 from shared.secrets import load_runtime_config
 from shared.workers import parse_job, sqs_batch_handler

@@ -5,7 +5,7 @@ import contextlib
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from engram import build_engine
-from engram.models import ExtractionJob
+from engram.domain.models import ExtractionJob
 from shared.observability import logger
 from shared.secrets import load_runtime_config
 from shared.workers import InvalidJob, parse_job, sqs_batch_handler
@@ -28,7 +28,7 @@ def record_handler(record: SQSRecord) -> None:
 
 
 def read_ahead(records: list[SQSRecord]) -> None:
-    """The batch's exchanges of one session read in one model call (see engram.reading)."""
+    """The batch's exchanges of one session read in one model call (see engram.app.reading)."""
     jobs = []
     for record in records:
         with contextlib.suppress(InvalidJob):  # failed by record_handler, alone

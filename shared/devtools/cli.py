@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engram import EngramError, extract_facts, load_config, open_engine
-from engram.models import ApiKeyCreate
+from engram.domain.models import ApiKeyCreate
 
 __all__ = ["build_parser", "main"]
 

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel
 
 from engram import Config, Engine, build_engine
-from engram.models import MemoryImport
+from engram.domain.models import MemoryImport
 
 from ..secrets import load_runtime_config
 from .access import AccessLog

@@ -17,7 +17,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from engram import AuthenticationError
-from engram.models import ApiKey
+from engram.domain.models import ApiKey
 
 from .deps import get_engine
 

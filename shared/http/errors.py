@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from engram.errors import (
+from engram.domain.errors import (
     AuthenticationError,
     ConflictError,
     EngramError,

@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from engram.models import ApiModel, MemoryForget, MemoryPage
-from engram.models import PreviewRequest as ChatPreview
-from engram.models.common import ApiKeyId
+from engram.domain.models import ApiModel, MemoryForget, MemoryPage
+from engram.domain.models import PreviewRequest as ChatPreview
+from engram.domain.models.common import ApiKeyId
 
 __all__ = [
     "MANAGEMENT_ERRORS",

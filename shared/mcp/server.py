@@ -23,7 +23,7 @@ from mcp.server import Server, ServerRequestContext
 from pydantic import ValidationError
 
 from engram import Engine, EngramError
-from engram.models import ApiKey
+from engram.domain.models import ApiKey
 
 from .tools import TOOLS, call_tool
 

@@ -14,7 +14,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from engram import AuthenticationError, Config, Engine, EngramError, open_engine
-from engram.models import ApiKey
+from engram.domain.models import ApiKey
 
 from .server import build_server
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from engram import Engine, InvalidInputError, NotFoundError
-from engram.models import (
+from engram.domain.models import (
     ForgetOutcome,
     Memory,
     MemoryCreate,
@@ -26,7 +26,7 @@ from engram.models import (
     RetrievalRequest,
     RetrievalResult,
 )
-from engram.models.common import (
+from engram.domain.models.common import (
     JSON_INT,
     ApiModel,
     Content,

@@ -39,7 +39,7 @@ from typing import Any
 import schemathesis
 from hypothesis.internal import lambda_sources
 
-from engram.models.hosts import HOST_PATTERN, MAX_HOST_CHARS
+from engram.domain.models.hosts import HOST_PATTERN, MAX_HOST_CHARS
 
 _describing = threading.Lock()
 _describe = lambda_sources.lambda_description

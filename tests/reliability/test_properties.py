@@ -30,7 +30,7 @@ from hypothesis.stateful import (
 from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate, open_engine
-from engram.models import ApiKeyCreate
+from engram.domain.models import ApiKeyCreate
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN, AUTH
 from tests.support.upstream_stub import StubUpstream

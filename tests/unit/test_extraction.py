@@ -3,8 +3,8 @@ import re
 import pytest
 
 from engram import extract_facts
-from engram.extraction import MAX_CONTENT_CHARS, MAX_INPUT_BYTES, extract
-from engram.models import MemoryType
+from engram.adapters.extraction import MAX_CONTENT_CHARS, MAX_INPUT_BYTES, extract
+from engram.domain.models import MemoryType
 
 
 def one(text: str):

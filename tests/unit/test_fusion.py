@@ -1,7 +1,14 @@
 import numpy as np
 import pytest
 
-from engram.fusion import DENSE_WEIGHT, SPEAKER_BONUS, named_speakers, rrf, strip_names, weighted
+from engram.app.fusion import (
+    DENSE_WEIGHT,
+    SPEAKER_BONUS,
+    named_speakers,
+    rrf,
+    strip_names,
+    weighted,
+)
 from engram.ports import DenseScores
 
 

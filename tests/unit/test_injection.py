@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 import pytest
 
 from engram import format_memories, inject, provider_supports_system
-from engram.models import Memory, MemoryType
+from engram.domain.models import Memory, MemoryType
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -105,7 +105,7 @@ def test_request_without_messages_is_returned_unchanged():
 
 
 def retrieved(content: str, tier: str, **metadata: object):
-    from engram.models import RetrievedMemory
+    from engram.domain.models import RetrievedMemory
 
     base = memory(content).model_dump(exclude={"profile"})
     return RetrievedMemory(**{**base, "metadata": metadata}, score=1.0, tier=tier, tokens=3)

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram.extraction import extract, suspicious, worth_reading
-from engram.extraction.dates import resolve
-from engram.extraction.rx import required_words
+from engram.adapters.extraction import extract, suspicious, worth_reading
+from engram.adapters.extraction.dates import resolve
+from engram.adapters.extraction.rx import required_words
 
 AT = datetime(2026, 12, 3, 15, 0, tzinfo=UTC)  # a Thursday
 

@@ -2,7 +2,7 @@ import pytest
 from pydantic import ValidationError
 
 from engram import MemorySettings, MemorySettingsUpdate
-from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest, Strategy
+from engram.domain.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest, Strategy
 
 
 def test_content_over_8192_characters_is_refused():
@@ -132,8 +132,8 @@ def test_trusted_models_are_what_model_construct_makes():
     equal, same fields set, same JSON; values it cannot take go the general way."""
     from datetime import UTC, datetime
 
-    from engram.models import Memory, MemoryType, RetrievedMemory
-    from engram.models.trusted import trusted
+    from engram.domain.models import Memory, MemoryType, RetrievedMemory
+    from engram.domain.models.trusted import trusted
 
     now = datetime(2026, 1, 2, tzinfo=UTC)
     values = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.redaction import REDACTED, contains_secret, redact, redact_value
+from engram.domain.redaction import REDACTED, contains_secret, redact, redact_value
 
 SECRETS = [
     # provider keys by their shape

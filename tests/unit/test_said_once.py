@@ -3,8 +3,8 @@ retrieval's budget walk (``_fit_budget``), on ranked candidates."""
 
 from datetime import UTC, datetime
 
-from engram.models import Memory, MemoryType
-from engram.retrieval import _Candidate, _fit_budget, _fit_profile
+from engram.app.retrieval import _Candidate, _fit_budget, _fit_profile
+from engram.domain.models import Memory, MemoryType
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 

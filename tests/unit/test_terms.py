@@ -1,10 +1,10 @@
-"""Pure text rules in engram.terms."""
+"""Pure text rules in engram.domain.terms."""
 
 from __future__ import annotations
 
 import pytest
 
-from engram.terms import prefix_speaker
+from engram.domain.terms import prefix_speaker
 
 
 @pytest.mark.parametrize(
@@ -35,8 +35,8 @@ def test_stems_come_from_snowballs_c_stemmer_and_match_the_python_one():
     from snowballstemmer.english_stemmer import EnglishStemmer
     from snowballstemmer.porter_stemmer import PorterStemmer
 
-    from engram import terms
-    from engram.extraction import facts
+    from engram.adapters.extraction import facts
+    from engram.domain import terms
 
     assert isinstance(terms._porter, Stemmer.Stemmer)
     assert isinstance(facts.STEMMER, Stemmer.Stemmer)

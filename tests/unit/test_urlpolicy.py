@@ -6,9 +6,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from engram import InvalidInputError, MemorySettingsUpdate
-from engram.models.hosts import HOST_PATTERN
-from engram.models.qdrant import QdrantSettingsUpdate
-from engram.urlpolicy import check_endpoint_url, check_host, resolve_allowed, same_origin
+from engram.domain.models.hosts import HOST_PATTERN
+from engram.domain.models.qdrant import QdrantSettingsUpdate
+from engram.domain.urlpolicy import check_endpoint_url, check_host, resolve_allowed, same_origin
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,10 @@ glue in ``shared/`` adapt it to Lambda and FastAPI. The use cases depend on
 ``engram.ports``; ``engram.wiring`` is the one place that picks the adapters.
 """
 
-from . import _blas  # noqa: F401  (first: before anything loads numpy)
-from .config import Config, load_config
-from .engine import Engine
-from .errors import (
+from engram import _blas  # noqa: F401  (first: before anything loads numpy)
+from engram.adapters.extraction import ExtractedFact, extract_facts
+from engram.config import Config, load_config
+from engram.domain.errors import (
     AuthenticationError,
     ConfigError,
     ConflictError,
@@ -23,11 +23,11 @@ from .errors import (
     UpstreamError,
     UpstreamTimeout,
 )
-from .extraction import ExtractedFact, extract_facts
-from .injection import format_memories, inject, provider_supports_system
-from .models import MemorySettings, MemorySettingsUpdate
-from .tokens import estimate_tokens
-from .wiring import build_engine, open_engine, reset_engines
+from engram.domain.injection import format_memories, inject, provider_supports_system
+from engram.domain.models import MemorySettings, MemorySettingsUpdate
+from engram.domain.tokens import estimate_tokens
+from engram.engine import Engine
+from engram.wiring import build_engine, open_engine, reset_engines
 
 __all__ = [
     "AuthenticationError",

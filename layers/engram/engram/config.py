@@ -7,7 +7,7 @@ hands the object to :func:`engram.wiring.build_engine`.
 Deployment settings use the ``ENGRAM_`` prefix; the engine's tuning knobs keep
 the reference system's ``MEMORY_*`` names so its documentation still applies.
 Per-tenant behaviour (enabled, budget, strategy...) is not here: it is stored in
-the database (:mod:`engram.settings`).
+the database (:mod:`engram.app.settings`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .errors import ConfigError
+from engram.domain.errors import ConfigError
 
 __all__ = ["REMOTE_SCHEMES", "Config", "load_config"]
 
@@ -61,7 +61,7 @@ class Config(BaseSettings):
     upstream_base_url: str | None = Field(None, alias="ENGRAM_UPSTREAM_BASE_URL")
     upstream_api_key: SecretStr | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY")
     # The provider behind the upstream, when it serves one (decides system-role injection);
-    # otherwise it is read from the model id (see engram.chat.resolve_provider).
+    # otherwise it is read from the model id (see engram.app.chat.resolve_provider).
     upstream_provider: str | None = Field(None, alias="ENGRAM_UPSTREAM_PROVIDER")
     upstream_timeout_s: float = Field(120.0, gt=0, le=900, alias="ENGRAM_UPSTREAM_TIMEOUT_S")
     upstream_connect_timeout_s: float = Field(

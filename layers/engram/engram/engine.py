@@ -13,20 +13,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from .apikeys import ApiKeyService
-from .backends import BackendManager
-from .chat import ChatService
-from .config import Config
-from .jobs import JobService
-from .memories import MemoryService
-from .models.common import to_millis
-from .ports import JobQueue
-from .qdrant import QdrantService
-from .retrieval import Retriever
-from .settings import SettingsStore
-from .status import StatusService
-from .summarization import Maintenance
-from .vectors import VectorService
+from engram.app.apikeys import ApiKeyService
+from engram.app.chat import ChatService
+from engram.app.jobs import JobService
+from engram.app.maintenance import Maintenance
+from engram.app.memories import MemoryService
+from engram.app.qdrant_tier import QdrantService
+from engram.app.retrieval import Retriever
+from engram.app.routing import BackendManager
+from engram.app.settings import SettingsStore
+from engram.app.status import StatusService
+from engram.app.vectors import VectorService
+from engram.config import Config
+from engram.domain.models.common import to_millis
+from engram.ports import JobQueue
 
 __all__ = ["Clock", "Engine", "Queues", "utc_now"]
 

@@ -17,10 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .adapters.backends import build_backend
-from .adapters.embeddings.assets import DEFAULT_DIR, STATIC_MODEL, TRANSFORMERS_MODEL
-from .adapters.embeddings.catalog import LocalCatalog, RemoteKeys
-from .adapters.libsql import (
+from engram.adapters.backends import build_backend
+from engram.adapters.embeddings.assets import DEFAULT_DIR, STATIC_MODEL, TRANSFORMERS_MODEL
+from engram.adapters.embeddings.catalog import LocalCatalog, RemoteKeys
+from engram.adapters.extraction import (
+    RuleExtractor,
+    acceptable,
+    directive,
+    suspicious,
+    worth_reading,
+)
+from engram.adapters.libsql import (
     ApiKeyRepository,
     Database,
     ExtractorUsageRepository,
@@ -38,36 +45,36 @@ from .adapters.libsql import (
     VectorRowsRepository,
     apply_migrations,
 )
-from .adapters.libsql.database import database_file
-from .adapters.libsql.hrana import is_remote_url
-from .adapters.libsql.migrate import applied_versions
-from .adapters.llm_extractor import HttpExtractionModel
-from .adapters.process_extractor import OutOfProcess
-from .adapters.queues import InlineQueue, InProcessQueue, SqsQueue
-from .adapters.rerank import RerankerFactory
-from .adapters.sealing import Sealer, sealer_for
-from .adapters.upstream import HttpUpstream, MissingUpstream
-from .apikeys import ApiKeyService
-from .backends import BackendManager, LibsqlBackend
-from .chat import ChatService
-from .config import Config
-from .embedding import ActiveEmbedder
-from .engine import Clock, Engine, Queues, utc_now
-from .extraction import (
-    RuleExtractor,
-    acceptable,
-    directive,
-    suspicious,
-    worth_reading,
-)
-from .extractors import ChosenExtractor, ModelRules
-from .health import FailureLog
-from .jobs import JobService
-from .memories import MemoryService
-from .models import Job, QdrantSettings, RetrievalRequest
-from .models.common import to_millis
-from .models.facts import KnownFact
-from .ports import (
+from engram.adapters.libsql.database import database_file
+from engram.adapters.libsql.hrana import is_remote_url
+from engram.adapters.libsql.migrate import applied_versions
+from engram.adapters.llm_extractor import HttpExtractionModel
+from engram.adapters.process_extractor import OutOfProcess
+from engram.adapters.queues import InlineQueue, InProcessQueue, SqsQueue
+from engram.adapters.rerank import RerankerFactory
+from engram.adapters.sealing import Sealer, sealer_for
+from engram.adapters.upstream import HttpUpstream, MissingUpstream
+from engram.app.apikeys import ApiKeyService
+from engram.app.chat import ChatService
+from engram.app.embedding import ActiveEmbedder
+from engram.app.extractors import ChosenExtractor, ModelRules
+from engram.app.health import FailureLog
+from engram.app.jobs import JobService
+from engram.app.maintenance import Maintenance
+from engram.app.memories import MemoryService
+from engram.app.qdrant_tier import QdrantService, QdrantSettingsStore
+from engram.app.retrieval import Retriever
+from engram.app.routing import BackendManager, LibsqlBackend
+from engram.app.settings import SettingsStore
+from engram.app.status import StatusService
+from engram.app.vectors import VectorService
+from engram.config import Config
+from engram.domain.models import Job, QdrantSettings, RetrievalRequest
+from engram.domain.models.common import to_millis
+from engram.domain.models.facts import KnownFact
+from engram.domain.urlpolicy import same_origin
+from engram.engine import Clock, Engine, Queues, utc_now
+from engram.ports import (
     BackendFactory,
     EmbedderCatalog,
     ExtractionModel,
@@ -77,13 +84,6 @@ from .ports import (
     Upstream,
     VectorTier,
 )
-from .qdrant import QdrantService, QdrantSettingsStore
-from .retrieval import Retriever
-from .settings import SettingsStore
-from .status import StatusService
-from .summarization import Maintenance
-from .urlpolicy import same_origin
-from .vectors import VectorService
 
 __all__ = ["JobMode", "build_engine", "migrate", "open_database", "open_engine", "reset_engines"]
 
@@ -191,7 +191,7 @@ def _when(metadata: dict[str, object]) -> str | None:
 
 def _point_store(config: Config) -> Callable[[QdrantSettings], PointStore]:
     def build(settings: QdrantSettings) -> PointStore:
-        from .adapters.qdrant import QdrantStore  # qdrant-client costs ~1 s to import
+        from engram.adapters.qdrant_store import QdrantStore  # qdrant-client costs ~1 s to import
 
         return QdrantStore(settings, config.data_dir)
 

@@ -18,8 +18,8 @@ from fastapi.responses import StreamingResponse
 from pydantic import ConfigDict, ValidationError
 
 from engram import InvalidInputError
-from engram.models import ApiModel, MemoryImport
-from engram.models.common import ApiKeyId
+from engram.domain.models import ApiModel, MemoryImport
+from engram.domain.models.common import ApiKeyId
 
 from ..deps import AdminAuth, EngineDep
 from ..limits import NDJSON, is_json, strict_loads

@@ -15,15 +15,15 @@ from fastapi.responses import StreamingResponse
 from pydantic import StringConstraints, WithJsonSchema
 from starlette.background import BackgroundTask
 
-from engram.chat import ChatReply, opted_out
-from engram.models import (
+from engram.app.chat import ChatReply, opted_out
+from engram.domain.models import (
     INJECTION_MODES,
     ChatCompletionRequest,
     ChatOptions,
     InjectionMode,
     Scope,
 )
-from engram.models.common import SessionId, StrategyName
+from engram.domain.models.common import SessionId, StrategyName
 
 from ..chat_auth import ApiKeyDep
 from ..deps import EngineDep

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from engram import NotFoundError
-from engram.models import ApiKey, ApiKeyCreate, ApiKeyCreated
+from engram.domain.models import ApiKey, ApiKeyCreate, ApiKeyCreated
 
 from ..chat_auth import forget_key
 from ..deps import AdminAuth, EngineDep

@@ -16,7 +16,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Message
 
 from engram import Engine
-from engram.models import ApiKey
+from engram.domain.models import ApiKey
 
 from ...mcp import build_server
 from ..chat_auth import ApiKeyDep

@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from engram import NotFoundError
-from engram.models import (
+from engram.domain.models import (
     ForgetOutcome,
     HealthReport,
     Memory,

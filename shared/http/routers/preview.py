@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from engram.models import PreviewRequest as ChatPreview
-from engram.models import PreviewResult
+from engram.domain.models import PreviewRequest as ChatPreview
+from engram.domain.models import PreviewResult
 
 from ..deps import AdminAuth, EngineDep
 from ..schemas import MANAGEMENT_ERRORS, PreviewRequest

@@ -7,14 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter
 from pydantic import ConfigDict, Field, StrictBool
 
-from engram.models import (
+from engram.domain.models import (
     ApiModel,
     EmbeddingProvider,
     QdrantHealth,
     QdrantSettingsPublic,
     QdrantSettingsUpdate,
 )
-from engram.models.common import JSON_INT, ApiKeyId
+from engram.domain.models.common import JSON_INT, ApiKeyId
 
 from ..deps import AdminAuth, EngineDep
 from ..schemas import MANAGEMENT_ERRORS, errors

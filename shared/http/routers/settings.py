@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from engram import MemorySettings, MemorySettingsUpdate
-from engram.models.backends import BackendStatus
+from engram.domain.models.backends import BackendStatus
 
 from ..deps import AdminAuth, EngineDep
 from ..schemas import MANAGEMENT_ERRORS, errors

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from engram.models import EmbeddingProvider, EngineStatus
+from engram.domain.models import EmbeddingProvider, EngineStatus
 
 from ..deps import AdminAuth, EngineDep
 from ..schemas import MANAGEMENT_ERRORS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, BackgroundTasks
 
-from engram.models import ReindexRequest, ReindexResult, SummarizeRequest, SummarizeResult
+from engram.domain.models import ReindexRequest, ReindexResult, SummarizeRequest, SummarizeResult
 
 from ..deps import AdminAuth, EngineDep
 from ..schemas import MANAGEMENT_ERRORS

@@ -14,9 +14,9 @@ import time
 import pytest
 
 from engram.adapters.backends import HttpBackend, build_backend
-from engram.errors import BackendError, InvalidInputError
-from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
-from engram.models.backends import HttpBackendConfig, parse_backend_config
+from engram.domain.errors import BackendError, InvalidInputError
+from engram.domain.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
+from engram.domain.models.backends import HttpBackendConfig, parse_backend_config
 from tests.support.backend_servers import MemoryApi
 
 KEY = "generic-secret"

@@ -17,7 +17,7 @@ from engram.adapters.libsql import Database, KeywordIndexCache, SearchRepository
 from engram.adapters.libsql.fts import query_terms
 from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer, Tokens
 from engram.adapters.libsql.keyword_index import OwnerKeywords, Query
-from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter, RetrievalRequest, Strategy
+from engram.domain.models import MemoryCreate, MemoryUpdate, OwnerFilter, RetrievalRequest, Strategy
 
 WORDS = (
     "camping lake pottery painting kitten adopted sweden moved concert violin guitar "

@@ -7,7 +7,7 @@ from cachetools import TTLCache
 
 from engram.adapters.libsql import MemoryRepository, SearchRepository
 from engram.adapters.libsql.profile import PROFILE_SQL, all_profile_sql
-from engram.models import MemoryCreate, MemoryQuery, MemorySettingsUpdate, OwnerFilter
+from engram.domain.models import MemoryCreate, MemoryQuery, MemorySettingsUpdate, OwnerFilter
 
 
 def add(engine, content, owner="k1", **kw):

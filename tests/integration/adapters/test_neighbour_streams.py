@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram.models import MemoryCreate, MemoryUpdate, OwnerFilter
+from engram.domain.models import MemoryCreate, MemoryUpdate, OwnerFilter
 
 TURNS = [
     "we went camping by the lake last summer",

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from engram.adapters.backends import NotionBackend, build_backend
-from engram.errors import BackendError
-from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
-from engram.models.backends import NotionBackendConfig
+from engram.domain.errors import BackendError
+from engram.domain.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
+from engram.domain.models.backends import NotionBackendConfig
 from tests.support.backend_servers import NotionServer
 
 KEY = "secret_notion_integration"

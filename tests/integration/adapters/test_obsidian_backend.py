@@ -12,9 +12,9 @@ import yaml
 
 from engram.adapters.backends import ObsidianBackend, build_backend
 from engram.adapters.backends.obsidian import note_id
-from engram.errors import BackendError
-from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
-from engram.models.backends import ObsidianBackendConfig
+from engram.domain.errors import BackendError
+from engram.domain.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
+from engram.domain.models.backends import ObsidianBackendConfig
 from tests.support.backend_servers import ObsidianServer
 
 KEY = "obsidian-secret"

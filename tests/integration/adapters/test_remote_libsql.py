@@ -18,7 +18,7 @@ from engram import Config, ConfigError, StorageError, open_engine
 from engram.adapters.libsql import Database, budget
 from engram.adapters.libsql.hrana import HranaConnection, http_base_url
 from engram.config import load_config
-from engram.models import MemoryCreate, RetrievalRequest
+from engram.domain.models import MemoryCreate, RetrievalRequest
 from shared.devtools.sqld import SqldServer
 from shared.http import create_app
 from tests.support.relay import Relay

@@ -14,8 +14,8 @@ from pydantic import SecretStr
 from engram import Config, MemorySettingsUpdate, open_engine
 from engram.adapters.libsql import Database
 from engram.adapters.sealing import SEALED, Sealer, new_key, parse_keys, sealer_for
-from engram.errors import ConfigError, ConflictError
-from engram.models.qdrant import QdrantSettingsUpdate
+from engram.domain.errors import ConfigError, ConflictError
+from engram.domain.models.qdrant import QdrantSettingsUpdate
 
 API_KEY = "sk-backend-7Hq2Lw9"
 HEADER = "sig-5d1f0a"

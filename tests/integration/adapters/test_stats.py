@@ -10,7 +10,7 @@ import pytest
 from engram.adapters.libsql import Database
 from engram.adapters.libsql.migrate import apply_migrations
 from engram.adapters.libsql.stats import RetrievalStatsRepository
-from engram.errors import StorageError
+from engram.domain.errors import StorageError
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from engram import Config, MemorySettingsUpdate, open_engine
 from engram.adapters.libsql import vector_rows
 from engram.adapters.sealing import new_key
-from engram.models import MemoryImport, RetrievalRequest
+from engram.domain.models import MemoryImport, RetrievalRequest
 from shared.devtools.sqld import SqldServer, sqld_binary
 
 pytestmark = pytest.mark.skipif(sqld_binary() is None, reason="sqld is not installed")

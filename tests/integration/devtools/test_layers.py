@@ -92,7 +92,7 @@ def test_each_function_runs_on_the_built_layers_with_precompiled_bytecode(built,
         out = _run(
             opt,
             function.code_uri,
-            f"import sys, {module}, engram.retrieval as r;"
+            f"import sys, {module}, engram.app.retrieval as r;"
             f"assert callable({module}.{attribute});"
             "assert r.__spec__.cached and __import__('os').path.isfile(r.__spec__.cached);"
             "assert 'huggingface_hub' not in sys.modules",

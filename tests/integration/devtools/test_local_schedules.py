@@ -1,5 +1,5 @@
 from engram import MemorySettingsUpdate
-from engram.models import MemoryCreate
+from engram.domain.models import MemoryCreate
 from shared.devtools.local_schedules import Job, LocalSchedules
 
 

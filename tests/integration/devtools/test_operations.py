@@ -198,11 +198,11 @@ def test_checkov_passes_and_every_skip_says_why():
 
 
 def test_degraded_retrievals_are_counted_from_every_retrieving_function_and_alarmed():
-    """The engine logs "retrieval degraded" (engram/retrieval.py); each function that
+    """The engine logs "retrieval degraded" (engram/app/retrieval.py); each function that
     retrieves turns those lines into the metric, the streaming chat included."""
     import inspect
 
-    from engram import retrieval
+    from engram.app import retrieval
 
     assert 'log.warning("retrieval degraded"' in inspect.getsource(retrieval)
     filters = of_type("AWS::Logs::MetricFilter")

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from engram import Config, MemorySettingsUpdate, open_engine
-from engram.models import ApiKeyCreate
+from engram.domain.models import ApiKeyCreate
 from shared.devtools.layer_lock import CHAT_STREAM, check_lock, read_lock
 from shared.devtools.template import ROOT, load_template
 from shared.http import create_app

@@ -1,6 +1,6 @@
 from datetime import timedelta
 
-from engram.models import ApiKeyCreate
+from engram.domain.models import ApiKeyCreate
 
 
 def test_secret_is_shown_once_and_never_stored(engine, db):

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from engram import MemorySettingsUpdate
-from engram.errors import BackendError, InvalidInputError
-from engram.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
+from engram.domain.errors import BackendError, InvalidInputError
+from engram.domain.models import MemoryCreate, MemoryQuery, MemoryUpdate, RetrievalRequest
 from tests.support.backend_servers import MemoryApi, ObsidianServer
 
 KEY = "generic-secret"
@@ -176,7 +176,7 @@ def test_a_changed_config_rebuilds_the_backend(routed, engine, primary):
 
 
 def test_learning_with_a_remote_primary_happens_once(routed, engine, primary):
-    from engram.models import ExtractionJob, JobTurn
+    from engram.domain.models import ExtractionJob, JobTurn
 
     job = ExtractionJob(
         api_key_id="key_a",

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from engram import Config, Engine, MemorySettingsUpdate, open_engine
 from engram.adapters.embeddings.catalog import LocalCatalog, RemoteKeys
-from engram.models import EmbeddingJob, MemoryCreate, MemorySettings, RetrievalRequest
+from engram.domain.models import EmbeddingJob, MemoryCreate, MemorySettings, RetrievalRequest
 from tests.support.upstream_stub import StubUpstream
 
 REMOTE = "remote:emb:8"

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from engram import open_engine
-from engram.models import (
+from engram.domain.models import (
     ExtractionJob,
     JobTurn,
     MemoryCreate,

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from engram import MemorySettingsUpdate, open_engine
-from engram.models import MemoryCreate, RetrievalRequest, Strategy
+from engram.domain.models import MemoryCreate, RetrievalRequest, Strategy
 
 BOUND_S = 5.0
 

@@ -3,7 +3,7 @@ to six an item, 2,002 for 500, 40 s at 20 ms a round trip)."""
 
 from __future__ import annotations
 
-from engram.models import MemoryImport, MemoryQuery
+from engram.domain.models import MemoryImport, MemoryQuery
 from tests.support.statements import round_trips
 
 

@@ -3,7 +3,7 @@ never come back in retrieval, and the assistant's words stay the assistant's."""
 
 from __future__ import annotations
 
-from engram.models import ExtractionJob, JobTurn, MemoryQuery, RetrievalRequest
+from engram.domain.models import ExtractionJob, JobTurn, MemoryQuery, RetrievalRequest
 
 
 def say(engine, text, owner="k1", role="user", request=None):

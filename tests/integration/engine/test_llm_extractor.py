@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate, open_engine
-from engram.errors import InvalidInputError
-from engram.models import ApiKeyCreate, ExtractionJob, JobTurn, MemoryCreate, MemoryQuery
+from engram.domain.errors import InvalidInputError
+from engram.domain.models import ApiKeyCreate, ExtractionJob, JobTurn, MemoryCreate, MemoryQuery
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN
 from tests.support.scripted_llm import ScriptedModel, scripted_model

@@ -8,7 +8,7 @@ import pytest
 
 import engram
 from engram import ConflictError
-from engram.models import MemoryCreate, MemoryImport, MemoryQuery, MemoryType, MemoryUpdate
+from engram.domain.models import MemoryCreate, MemoryImport, MemoryQuery, MemoryType, MemoryUpdate
 
 
 def create(engine, content, owner="k1", **kw):
@@ -70,7 +70,7 @@ _RACER = """
 import sys
 from engram import open_engine
 from engram.config import Config
-from engram.models import MemoryCreate
+from engram.domain.models import MemoryCreate
 
 url, name, data = sys.argv[1:4]
 engine = open_engine(Config(db_url=url, data_dir=data, lazy_embedding=True), jobs="manual")

@@ -16,7 +16,7 @@ from engram import open_engine
 from engram.adapters.libsql import IndexCache
 from engram.adapters.libsql.encoding import decode
 from engram.adapters.libsql.vector_index import OwnerIndex
-from engram.models import MemoryCreate, MemoryImport, OwnerFilter, RetrievalRequest
+from engram.domain.models import MemoryCreate, MemoryImport, OwnerFilter, RetrievalRequest
 
 FILLER = "note {n}: the {thing} in row {n} of the allotment needs water"
 THINGS = ["tomatoes", "beans", "leeks", "onions", "kale", "peas", "chard", "garlic"]

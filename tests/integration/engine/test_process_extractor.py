@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from engram.adapters.extraction import RuleExtractor
 from engram.adapters.process_extractor import OutOfProcess
-from engram.extraction import RuleExtractor
-from engram.models.facts import ExtractionRequest, SpokenTurn
+from engram.domain.models.facts import ExtractionRequest, SpokenTurn
 from tests.support.lambda_support import ROOT
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -87,8 +87,8 @@ def test_a_server_killed_outright_takes_its_worker_with_it(tmp_path):
         "import os, sys\n"
         "from datetime import UTC, datetime\n"
         "from engram.adapters.process_extractor import OutOfProcess\n"
-        "from engram.extraction import RuleExtractor\n"
-        "from engram.models.facts import ExtractionRequest, SpokenTurn\n"
+        "from engram.adapters.extraction import RuleExtractor\n"
+        "from engram.domain.models.facts import ExtractionRequest, SpokenTurn\n"
         "if __name__ == '__main__':\n"  # spawned workers import this file again
         "    reader = OutOfProcess(RuleExtractor())\n"
         "    turns = (SpokenTurn('user', 'I have a cat.'),)\n"

@@ -11,8 +11,8 @@ import pytest
 
 from engram import MemorySettingsUpdate, open_engine
 from engram.adapters.libsql.profile import CAP, PROFILE_SQL
-from engram.models import MemoryCreate, RetrievalRequest
-from engram.retrieval import PROFILE_LIMIT
+from engram.app.retrieval import PROFILE_LIMIT
+from engram.domain.models import MemoryCreate, RetrievalRequest
 from tests.support.statements import statements
 
 QUESTION = "Which database should I use for the project?"

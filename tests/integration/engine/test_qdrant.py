@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate, open_engine
-from engram.errors import UnavailableError
-from engram.models import (
+from engram.domain.errors import UnavailableError
+from engram.domain.models import (
     EmbeddingJob,
     MemoryCreate,
     MemoryImport,
@@ -148,7 +148,7 @@ def test_search_is_filtered_by_owner_and_session_and_top_k_is_clamped(qdrant, cl
     ).json()
     assert len(hits) == 20  # clamped
     assert {h["apiKeyId"] for h in hits} == {"alice"}
-    from engram.models import OwnerFilter
+    from engram.domain.models import OwnerFilter
 
     session = qdrant.vectors.dense("gardening", OwnerFilter(("alice",), "s1"), qdrant.now_ms(), 0)
     assert session.vector_store == "qdrant"

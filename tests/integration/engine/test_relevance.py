@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engram import MemorySettingsUpdate
-from engram.models import ExtractionJob, JobTurn, RetrievalRequest
+from engram.domain.models import ExtractionJob, JobTurn, RetrievalRequest
 
 FACTS = [
     "I prefer TypeScript.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engram import Config, MemorySettingsUpdate, open_engine
-from engram.models import MemoryCreate, RetrievalRequest, Strategy
+from engram.domain.models import MemoryCreate, RetrievalRequest, Strategy
 from tests.support.upstream_stub import StubUpstream
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from engram import Config, InvalidInputError, MemorySettingsUpdate, StorageError, open_engine
 from engram.adapters.libsql import SearchRepository
-from engram.models import (
+from engram.domain.models import (
     GLOBAL_OWNER,
     MemoryCreate,
     MemoryQuery,

@@ -1,8 +1,8 @@
 from engram import MemorySettings, MemorySettingsUpdate
 from engram.adapters.libsql import SettingsDocumentsRepository
 from engram.adapters.sealing import Sealer, new_key, parse_keys
-from engram.models import Strategy
-from engram.settings import SettingsStore
+from engram.app.settings import SettingsStore
+from engram.domain.models import Strategy
 
 SEALER = Sealer(parse_keys(new_key()))
 

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 
 from engram import Config, MemorySettingsUpdate, open_engine, reset_engines
-from engram.compaction import MAX_SUMMARY_CHARS, shorten
-from engram.models import (
+from engram.app.maintenance import first_sentences
+from engram.domain.compaction import MAX_SUMMARY_CHARS, shorten
+from engram.domain.models import (
     GLOBAL_OWNER,
     ExtractionJob,
     MemoryCreate,
@@ -17,7 +18,6 @@ from engram.models import (
     RetrievalRequest,
     SummarizeRequest,
 )
-from engram.summarization import first_sentences
 from tests.support.lambda_support import LambdaContext, load_event, load_function
 
 

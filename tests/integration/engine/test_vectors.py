@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from engram import Config, MemorySettingsUpdate, open_engine
-from engram.fusion import keyword_by_id, weighted
-from engram.models import (
+from engram.app.fusion import keyword_by_id, weighted
+from engram.domain.models import (
     EmbeddingJob,
     MemoryCreate,
     MemoryQuery,
@@ -309,7 +309,7 @@ def test_a_plain_transcript_line_names_its_speaker(engine):
             MemoryCreate(api_key_id="k1", key=f"t{i}", content=text, session_id="s")
         )
     ask(engine, "anything", strategy=Strategy.HYBRID)  # embeds the pending memories
-    from engram.models import OwnerFilter
+    from engram.domain.models import OwnerFilter
 
     dense = engine.vectors.dense("reading", OwnerFilter(("k1",)), engine.now_ms(), 0)
     masks = dense.scores.speaker_masks

@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from engram import Config, open_engine, reset_engines
-from engram.models import MemoryCreate
+from engram.domain.models import MemoryCreate
 from shared.devtools.template import load_template
 from shared.schedules import InvalidSchedule, scheduled_handler
 from tests.support.lambda_support import LambdaContext, load_event, load_function

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities import parameters
 from moto import mock_aws
 
 from engram import Config, reset_engines
-from engram.errors import ConfigError
+from engram.domain.errors import ConfigError
 from shared.devtools.template import load_template
 from shared.secrets import SECRET_FIELDS, load_runtime_config, resolve_secrets
 from tests.support.http import ADMIN_TOKEN

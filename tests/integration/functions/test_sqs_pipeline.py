@@ -11,7 +11,7 @@ from moto import mock_aws
 
 from engram import Config, MemorySettingsUpdate, open_engine, reset_engines
 from engram.adapters.queues import SqsQueue
-from engram.models import ExtractionJob, MemoryQuery
+from engram.domain.models import ExtractionJob, MemoryQuery
 from tests.support.lambda_support import LambdaContext, load_event, load_function
 from tests.support.scripted_llm import scripted_model
 
@@ -168,7 +168,7 @@ def test_a_degraded_sqs_costs_a_chat_seconds_not_minutes(aws, queues):
 
 
 def test_the_embedding_worker_stores_vectors_for_a_sample_event(monkeypatch, db_path, db):
-    from engram.models import MemoryImport
+    from engram.domain.models import MemoryImport
 
     monkeypatch.setenv("ENGRAM_DB_URL", f"file:{db_path}")
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "EngramTest")

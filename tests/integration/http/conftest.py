@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config, Engine, MemorySettingsUpdate, open_engine, reset_engines
-from engram.models import ApiKeyCreate
+from engram.domain.models import ApiKeyCreate
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN, AUTH
 from tests.support.upstream_stub import StubUpstream

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engram import errors
+from engram.domain import errors
 from shared.http.errors import status_for
 
 EXPECTED = {

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engram.models.backends import parse_backend_config
+from engram.domain.models.backends import parse_backend_config
 
 MEMORY = {"apiKeyId": "key_a", "key": "pet", "content": "My cat is named Biscuit"}
 

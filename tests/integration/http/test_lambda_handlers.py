@@ -176,7 +176,7 @@ def test_every_event_file_is_used():
 def test_chat_proxy_handler_with_the_sample_event(lambda_env, monkeypatch):
     """The chat function end to end in Lambda form: key auth, injection, buffered answer."""
     from engram import Config, MemorySettingsUpdate, open_engine
-    from engram.models import ApiKeyCreate
+    from engram.domain.models import ApiKeyCreate
     from tests.support.upstream_stub import StubUpstream
 
     admin = open_engine(Config(db_url=lambda_env))

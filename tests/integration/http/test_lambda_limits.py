@@ -11,7 +11,7 @@ import pytest
 
 import shared.lambda_http
 from engram import Config, open_engine
-from engram.models import MemoryCreate
+from engram.domain.models import MemoryCreate
 from shared.devtools.template import load_template
 from tests.support.lambda_support import LambdaContext, load_event, load_function
 

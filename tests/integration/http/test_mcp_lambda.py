@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from engram import Config, load_config, open_engine
-from engram.models import ApiKeyCreate
+from engram.domain.models import ApiKeyCreate
 from shared.http import create_app
 from tests.integration.http.test_lambda_handlers import body_of, comparable, scrub, via_http
 from tests.support.lambda_support import LambdaContext, live_server, load_event, load_function

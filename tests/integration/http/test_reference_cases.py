@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate
-from engram.models import ApiKeyCreate, MemoryQuery
+from engram.domain.models import ApiKeyCreate, MemoryQuery
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN
 from tests.support.upstream_stub import StubUpstream

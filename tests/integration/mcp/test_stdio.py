@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 
 from engram import Config, open_engine
-from engram.models import ApiKeyCreate, MemoryCreate
+from engram.domain.models import ApiKeyCreate, MemoryCreate
 from tests.support.mcp import error_text, run, stdio_params, structured
 
 

@@ -4,7 +4,7 @@ Checking a URL's host before a request is not enough: httpx resolves the name
 again when it connects, and a hostile DNS server can answer a safe address to the
 check and a metadata address to the connection (DNS rebinding). Here the check is
 the connection: the network backend resolves the name itself, refuses it if any
-answer is a metadata address (``engram.urlpolicy``), and connects to an address
+answer is a metadata address (``engram.domain.urlpolicy``), and connects to an address
 it vetted. TLS still verifies the certificate against the name (httpcore passes
 the original host as the server name).
 """
@@ -16,8 +16,8 @@ import typing
 import httpcore
 import httpx
 
-from ..errors import InvalidInputError
-from ..urlpolicy import resolve_allowed
+from engram.domain.errors import InvalidInputError
+from engram.domain.urlpolicy import resolve_allowed
 
 __all__ = ["EndpointRefused", "guarded_transport", "refusal"]
 

@@ -27,17 +27,17 @@ from typing import Annotated, Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import ModelOutputError, UnavailableError
-from ..models.facts import (
+from engram.adapters.guarded_http import guarded_transport, refusal
+from engram.domain.errors import ModelOutputError, UnavailableError
+from engram.domain.models.facts import (
     FACT_CATEGORIES,
     FACT_MAX_CHARS,
     ExtractionRequest,
     ModelFact,
     ModelReading,
 )
-from ..tokens import estimate_tokens
-from ..urlpolicy import check_endpoint_url
-from .guarded_http import guarded_transport, refusal
+from engram.domain.tokens import estimate_tokens
+from engram.domain.urlpolicy import check_endpoint_url
 
 __all__ = ["SYSTEM_PROMPT", "HttpExtractionModel", "answer_schema"]
 

@@ -23,9 +23,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor, TimeoutError
 from concurrent.futures.process import BrokenProcessPool
 
-from ..errors import UnavailableError
-from ..models.facts import Extraction, ExtractionRequest
-from ..ports import Extractor
+from engram.domain.errors import UnavailableError
+from engram.domain.models.facts import Extraction, ExtractionRequest
+from engram.ports import Extractor
 
 __all__ = ["OutOfProcess"]
 

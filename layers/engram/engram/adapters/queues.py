@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import UnavailableError, log_safe
-from ..models import Job
+from engram.domain.errors import UnavailableError, log_safe
+from engram.domain.models import Job
 
 __all__ = ["InProcessQueue", "InlineQueue", "SqsQueue"]
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import httpx
 
-from ..errors import InvalidInputError, UnavailableError
-from ..models import MemorySettings
-from ..urlpolicy import check_endpoint_url
-from .embeddings.catalog import RemoteKeys, remote_endpoint
-from .guarded_http import guarded_transport, refusal
+from engram.adapters.embeddings.catalog import RemoteKeys, remote_endpoint
+from engram.adapters.guarded_http import guarded_transport, refusal
+from engram.domain.errors import InvalidInputError, UnavailableError
+from engram.domain.models import MemorySettings
+from engram.domain.urlpolicy import check_endpoint_url
 
 __all__ = ["RemoteReranker", "RerankerFactory"]
 

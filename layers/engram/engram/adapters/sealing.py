@@ -29,7 +29,7 @@ from pathlib import Path
 import nacl.exceptions
 import nacl.secret
 
-from ..errors import ConfigError, ConflictError
+from engram.domain.errors import ConfigError, ConflictError
 
 __all__ = ["SEALED", "Sealer", "new_key", "parse_keys", "sealer_for"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from ..errors import UnavailableError, UpstreamError, UpstreamTimeout
+from engram.domain.errors import UnavailableError, UpstreamError, UpstreamTimeout
 
 __all__ = ["HttpUpstream", "MissingUpstream"]
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config
-from engram.models import ApiKeyCreate, MemoryCreate, MemoryQuery
+from engram.domain.models import ApiKeyCreate, MemoryCreate, MemoryQuery
 from shared.http import create_app
 from tests.support.backend_servers import MemoryApi, NotionServer, ObsidianServer
 from tests.support.http import ADMIN_TOKEN, AUTH

@@ -1,6 +1,6 @@
 import json
 
-from engram.models import MemoryCreate
+from engram.domain.models import MemoryCreate
 
 
 def export(client, **params):

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate, open_engine
-from engram.models import ApiKeyCreate, MemoryQuery
+from engram.domain.models import ApiKeyCreate, MemoryQuery
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN
 from tests.support.lambda_support import live_server
@@ -362,7 +362,7 @@ def test_models_are_passed_through(chat):
 
 
 def test_provider_resolution():
-    from engram.chat import resolve_provider
+    from engram.app.chat import resolve_provider
 
     assert resolve_provider("glm/glm-4.5") == "glm"
     assert resolve_provider("o1-2024-12-17") == "o1"

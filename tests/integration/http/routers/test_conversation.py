@@ -8,8 +8,8 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import MemorySettingsUpdate
-from engram.chat import ChatService
-from engram.models import (
+from engram.app.chat import ChatService
+from engram.domain.models import (
     MAX_CONTENT_CHARS,
     ApiKeyCreate,
     MemoryForget,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from engram.models import ExtractionJob, JobTurn
+from engram.domain.models import ExtractionJob, JobTurn
 
 
 def add(client, content, owner="key_a", **extra):

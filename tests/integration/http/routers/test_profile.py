@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram import MemorySettingsUpdate
-from engram.injection import MEMORY_HEADER, PROFILE_HEADING, RECALL_HEADING
-from engram.models import ApiKeyCreate, MemoryCreate, MemoryQuery, RetrievalRequest
+from engram.domain.injection import MEMORY_HEADER, PROFILE_HEADING, RECALL_HEADING
+from engram.domain.models import ApiKeyCreate, MemoryCreate, MemoryQuery, RetrievalRequest
 from tests.integration.http.routers.test_chat import make_app
 from tests.support.http import ADMIN_TOKEN
 from tests.support.upstream_stub import StubUpstream

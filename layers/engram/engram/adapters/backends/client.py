@@ -16,8 +16,9 @@ from typing import Any
 
 import httpx
 
-from ...errors import BackendError
-from ...models import (
+from engram.adapters.guarded_http import guarded_transport, refusal
+from engram.domain.errors import BackendError
+from engram.domain.models import (
     HealthReport,
     Memory,
     MemoryPage,
@@ -28,9 +29,8 @@ from ...models import (
     RetrievedMemory,
     Strategy,
 )
-from ...models.common import MemoryType
-from ...tokens import estimate_tokens
-from ..guarded_http import guarded_transport, refusal
+from engram.domain.models.common import MemoryType
+from engram.domain.tokens import estimate_tokens
 
 __all__ = [
     "JsonClient",

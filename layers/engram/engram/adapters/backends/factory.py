@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import BackendError
-from ...models.backends import (
+from engram.adapters.backends.http import HttpBackend
+from engram.adapters.backends.notion import NotionBackend
+from engram.adapters.backends.obsidian import ObsidianBackend
+from engram.domain.errors import BackendError
+from engram.domain.models.backends import (
     HttpBackendConfig,
     NotionBackendConfig,
     ObsidianBackendConfig,
     parse_backend_config,
 )
-from ...ports import MemoryBackend
-from .http import HttpBackend
-from .notion import NotionBackend
-from .obsidian import ObsidianBackend
+from engram.ports import MemoryBackend
 
 __all__ = ["build_backend"]
 

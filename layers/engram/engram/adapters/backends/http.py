@@ -15,8 +15,15 @@ from urllib.parse import quote
 
 import httpx
 
-from ...errors import BackendError
-from ...models import (
+from engram.adapters.backends.client import (
+    JsonClient,
+    as_memory,
+    remote_result,
+    type_counts,
+    visible,
+)
+from engram.domain.errors import BackendError
+from engram.domain.models import (
     HealthReport,
     Memory,
     MemoryCreate,
@@ -28,8 +35,7 @@ from ...models import (
     UpsertOutcome,
     owner_filter,
 )
-from ...models.backends import HttpBackendConfig
-from .client import JsonClient, as_memory, remote_result, type_counts, visible
+from engram.domain.models.backends import HttpBackendConfig
 
 __all__ = ["HttpBackend", "read_path", "write_path"]
 

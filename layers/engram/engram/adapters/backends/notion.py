@@ -24,8 +24,9 @@ from typing import Any
 
 import httpx
 
-from ...errors import BackendError
-from ...models import (
+from engram.adapters.backends.client import JsonClient, as_memory, page_of, remote_result, visible
+from engram.domain.errors import BackendError
+from engram.domain.models import (
     HealthReport,
     Memory,
     MemoryCreate,
@@ -37,9 +38,8 @@ from ...models import (
     UpsertOutcome,
     owner_filter,
 )
-from ...models.backends import NotionBackendConfig
-from ...terms import coverage, query_terms
-from .client import JsonClient, as_memory, page_of, remote_result, visible
+from engram.domain.models.backends import NotionBackendConfig
+from engram.domain.terms import coverage, query_terms
 
 __all__ = ["NotionBackend"]
 

@@ -25,8 +25,9 @@ from urllib.parse import quote
 
 import httpx
 
-from ...errors import BackendError
-from ...models import (
+from engram.adapters.backends.client import JsonClient, as_memory, page_of, remote_result, visible
+from engram.domain.errors import BackendError
+from engram.domain.models import (
     HealthReport,
     Memory,
     MemoryCreate,
@@ -38,9 +39,8 @@ from ...models import (
     UpsertOutcome,
     owner_filter,
 )
-from ...models.backends import ObsidianBackendConfig
-from ...terms import coverage, query_terms
-from .client import JsonClient, as_memory, page_of, remote_result, visible
+from engram.domain.models.backends import ObsidianBackendConfig
+from engram.domain.terms import coverage, query_terms
 
 __all__ = ["ObsidianBackend", "note_id"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ...ports import Vectors
+from engram.ports import Vectors
 
 __all__ = ["Vectors", "normalize"]
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from cachetools import TTLCache
 
-from ...errors import TransientEmbeddingError
-from ...ports import Embedder, Vectors
+from engram.domain.errors import TransientEmbeddingError
+from engram.ports import Embedder, Vectors
 
 __all__ = ["CachedEmbedder", "RetryingEmbedder"]
 

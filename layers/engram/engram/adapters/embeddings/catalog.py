@@ -21,12 +21,18 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from ...errors import EmbeddingError, InvalidInputError
-from ...models import EmbeddingProvider, MemorySettings
-from ...ports import Embedder, EmbedderChoice
-from ...urlpolicy import same_origin
-from .assets import ASSETS, DEFAULT_DIR, STATIC_MODEL, TRANSFORMERS_MODEL, missing_files
-from .cache import CachedEmbedder, RetryingEmbedder
+from engram.adapters.embeddings.assets import (
+    ASSETS,
+    DEFAULT_DIR,
+    STATIC_MODEL,
+    TRANSFORMERS_MODEL,
+    missing_files,
+)
+from engram.adapters.embeddings.cache import CachedEmbedder, RetryingEmbedder
+from engram.domain.errors import EmbeddingError, InvalidInputError
+from engram.domain.models import EmbeddingProvider, MemorySettings
+from engram.domain.urlpolicy import same_origin
+from engram.ports import Embedder, EmbedderChoice
 
 __all__ = [
     "LOCAL_MODELS",
@@ -141,11 +147,11 @@ class LocalCatalog:
             embedder = _loaded.get((source, str(folder)))
             if embedder is None:
                 if source == "static":
-                    from .static import StaticEmbedder
+                    from engram.adapters.embeddings.static import StaticEmbedder
 
                     embedder = StaticEmbedder(folder, name)
                 else:
-                    from .onnx import TransformersEmbedder
+                    from engram.adapters.embeddings.onnx import TransformersEmbedder
 
                     embedder = TransformersEmbedder(folder, name)
                 _loaded[(source, str(folder))] = embedder
@@ -156,7 +162,7 @@ class LocalCatalog:
         model = remote_model(settings)
         if endpoint is None or not model:
             return None
-        from .remote import RemoteEmbedder
+        from engram.adapters.embeddings.remote import RemoteEmbedder
 
         try:
             return RemoteEmbedder(endpoint.base_url, model, endpoint.api_key.get_secret_value())

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import EmbeddingError
-from .base import Vectors, normalize
+from engram.adapters.embeddings.base import Vectors, normalize
+from engram.domain.errors import EmbeddingError
 
 __all__ = ["TransformersEmbedder"]
 

@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import numpy as np
 
-from ...errors import EmbeddingError, TransientEmbeddingError
-from ...urlpolicy import check_endpoint_url
-from ..guarded_http import guarded_transport, refusal
-from .base import Vectors, normalize
+from engram.adapters.embeddings.base import Vectors, normalize
+from engram.adapters.guarded_http import guarded_transport, refusal
+from engram.domain.errors import EmbeddingError, TransientEmbeddingError
+from engram.domain.urlpolicy import check_endpoint_url
 
 __all__ = ["RemoteEmbedder"]
 

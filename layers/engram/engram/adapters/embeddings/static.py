@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import EmbeddingError
-from .base import Vectors, normalize
+from engram.adapters.embeddings.base import Vectors, normalize
+from engram.domain.errors import EmbeddingError
 
 __all__ = ["StaticEmbedder"]
 

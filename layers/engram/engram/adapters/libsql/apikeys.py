@@ -12,10 +12,10 @@ import hmac
 import logging
 import secrets
 
-from ...errors import StorageError
-from ...models import ApiKey, ApiKeyCreated
-from ...models.common import from_millis
-from .database import Database, Row
+from engram.adapters.libsql.database import Database, Row
+from engram.domain.errors import StorageError
+from engram.domain.models import ApiKey, ApiKeyCreated
+from engram.domain.models.common import from_millis
 
 __all__ = ["SECRET_PREFIX", "ApiKeyRepository", "hash_secret"]
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from ...errors import ConflictError
-from ...models import Memory, MemoryCreate, MemoryImport, UpsertOutcome
-from ...models.common import from_millis, to_millis
-from .context import date_words, refresh_sessions
-from .database import Database
-from .sql import dumps
-from .versions import bump_version
+from engram.adapters.libsql.context import date_words, refresh_sessions
+from engram.adapters.libsql.database import Database
+from engram.adapters.libsql.sql import dumps
+from engram.adapters.libsql.versions import bump_version
+from engram.domain.errors import ConflictError
+from engram.domain.models import Memory, MemoryCreate, MemoryImport, UpsertOutcome
+from engram.domain.models.common import from_millis, to_millis
 
 __all__ = ["insert_new"]
 

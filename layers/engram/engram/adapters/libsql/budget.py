@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from ...errors import StorageError
+from engram.domain.errors import StorageError
 
 __all__ = ["OPEN_S", "TRIPS", "Breaker", "database_budget", "remaining", "spend"]
 

@@ -21,11 +21,11 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ...models import OwnerFilter
-from ...models.common import from_millis
-from ...terms import subject_words
-from .database import Database, Row
-from .sql import owner_sql
+from engram.adapters.libsql.database import Database, Row
+from engram.adapters.libsql.sql import owner_sql
+from engram.domain.models import OwnerFilter
+from engram.domain.models.common import from_millis
+from engram.domain.terms import subject_words
 
 __all__ = [
     "STREAM_SQL",

@@ -28,8 +28,8 @@ from typing import Any
 
 import libsql
 
-from ...errors import StorageError
-from .hrana import HranaConnection, HranaResult, is_remote_url
+from engram.adapters.libsql.hrana import HranaConnection, HranaResult, is_remote_url
+from engram.domain.errors import StorageError
 
 __all__ = ["Database", "Row", "database_file", "split_statements"]
 

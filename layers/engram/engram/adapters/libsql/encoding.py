@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ports import Vectors
+from engram.ports import Vectors
 
 __all__ = ["decode", "f8_lengths", "to_f32_bytes"]
 

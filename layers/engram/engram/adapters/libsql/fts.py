@@ -9,8 +9,8 @@ words still ranks (BM25 orders by how many and how rare). Quoting makes
 
 from __future__ import annotations
 
-from ...terms import STOPWORDS, index_term, query_terms
-from .database import Database
+from engram.adapters.libsql.database import Database
+from engram.domain.terms import STOPWORDS, index_term, query_terms
 
 __all__ = ["STOPWORDS", "build_match", "index_term", "purge_keyword_index", "query_terms"]
 

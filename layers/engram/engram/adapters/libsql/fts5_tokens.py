@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import libsql
 
-from .database import Row
+from engram.adapters.libsql.database import Row
 
 __all__ = ["Fts5Tokenizer", "Tokens", "fts5_averages"]
 

@@ -17,20 +17,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...models import (
-    DAY_MS,
-    ForgetOutcome,
-    Memory,
-    MemoryForget,
-    MemoryVersion,
-    Removed,
-)
-from ...models.common import from_millis
-from .context import is_turn, refresh_contexts, refresh_sessions
-from .database import Database, Row
-from .fts import purge_keyword_index
-from .sql import COLUMNS, owner_sql, row_to_memory
-from .versions import bump_version
+from engram.adapters.libsql.context import is_turn, refresh_contexts, refresh_sessions
+from engram.adapters.libsql.database import Database, Row
+from engram.adapters.libsql.fts import purge_keyword_index
+from engram.adapters.libsql.sql import COLUMNS, owner_sql, row_to_memory
+from engram.adapters.libsql.versions import bump_version
+from engram.domain.models import DAY_MS, ForgetOutcome, Memory, MemoryForget, MemoryVersion, Removed
+from engram.domain.models.common import from_millis
 
 __all__ = ["HistoryRepository", "remove_rows", "retire_row"]
 

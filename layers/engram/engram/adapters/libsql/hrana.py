@@ -29,8 +29,8 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import httpx
 
-from ...errors import StorageError
-from .budget import Breaker, remaining, spend
+from engram.adapters.libsql.budget import Breaker, remaining, spend
+from engram.domain.errors import StorageError
 
 __all__ = ["HranaConnection", "HranaResult", "http_base_url", "is_remote_url"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .database import Database
+from engram.adapters.libsql.database import Database
 
 __all__ = ["JobLedgerRepository"]
 

@@ -45,10 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from .database import Database
-from .fts5_tokens import Fts5Tokenizer, Tokens, fts5_averages
-from .sql import owner_sql
-from .versions import current_version, owner_state, tombstones_since
+from engram.adapters.libsql.database import Database
+from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer, Tokens, fts5_averages
+from engram.adapters.libsql.sql import owner_sql
+from engram.adapters.libsql.versions import current_version, owner_state, tombstones_since
 
 __all__ = ["KeywordIndexCache", "OwnerKeywords", "Query"]
 

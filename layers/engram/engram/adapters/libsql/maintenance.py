@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ...models import GLOBAL_OWNER, Memory, OwnerFilter
-from .database import Database
-from .sql import COLUMNS, owner_sql, row_to_memory
+from engram.adapters.libsql.database import Database
+from engram.adapters.libsql.sql import COLUMNS, owner_sql, row_to_memory
+from engram.domain.models import GLOBAL_OWNER, Memory, OwnerFilter
 
 __all__ = ["MaintenanceRepository"]
 

@@ -17,8 +17,14 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ...errors import ConflictError, InvalidInputError
-from ...models import (
+from engram.adapters.libsql.batch_insert import insert_new
+from engram.adapters.libsql.context import date_words, is_turn, refresh_contexts
+from engram.adapters.libsql.database import Database, Row
+from engram.adapters.libsql.history import remove_rows, retire_row
+from engram.adapters.libsql.sql import COLUMNS, dumps, live, owner_sql, row_to_memory
+from engram.adapters.libsql.versions import CURRENT_VERSION, bump_version, bumped
+from engram.domain.errors import ConflictError, InvalidInputError
+from engram.domain.models import (
     Memory,
     MemoryCreate,
     MemoryImport,
@@ -27,14 +33,8 @@ from ...models import (
     Removed,
     UpsertOutcome,
 )
-from ...models.common import from_millis, to_millis
-from ...tokens import CHARS_PER_TOKEN
-from .batch_insert import insert_new
-from .context import date_words, is_turn, refresh_contexts
-from .database import Database, Row
-from .history import remove_rows, retire_row
-from .sql import COLUMNS, dumps, live, owner_sql, row_to_memory
-from .versions import CURRENT_VERSION, bump_version, bumped
+from engram.domain.models.common import from_millis, to_millis
+from engram.domain.tokens import CHARS_PER_TOKEN
 
 __all__ = ["MemoryRepository"]
 
@@ -346,7 +346,7 @@ class MemoryRepository:
         """(count, estimated tokens) of live memories."""
         clause, params = live(now_ms)
         owner_clause, owner_params = owner_sql(owner)
-        # The token estimate of engram.tokens, in SQL: ceil(length / CHARS_PER_TOKEN).
+        # The token estimate of engram.domain.tokens, in SQL: ceil(length / CHARS_PER_TOKEN).
         tokens = f"(length(m.content) + {CHARS_PER_TOKEN - 1}) / {CHARS_PER_TOKEN}"
         row = self.db.query_one(
             f"SELECT count(*) AS n, coalesce(sum({tokens}), 0) AS tokens"

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 
-from ...errors import MigrationError, StorageError
-from .database import Database, split_statements
+from engram.adapters.libsql.database import Database, split_statements
+from engram.domain.errors import MigrationError, StorageError
 
 __all__ = [
     "LibsqlStorageInfo",

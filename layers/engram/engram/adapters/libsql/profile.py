@@ -16,11 +16,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...models import OwnerFilter
-from ...models.profile import PROFILE_CATEGORIES
-from .database import Database, Row
-from .sql import COLUMNS, live, owner_sql
-from .versions import read_in_scope
+from engram.adapters.libsql.database import Database, Row
+from engram.adapters.libsql.sql import COLUMNS, live, owner_sql
+from engram.adapters.libsql.versions import read_in_scope
+from engram.domain.models import OwnerFilter
+from engram.domain.models.profile import PROFILE_CATEGORIES
 
 __all__ = ["CAP", "PROFILE_SQL", "ProfileCache", "ProfileRead", "all_profile_sql", "profile_sql"]
 

@@ -11,15 +11,22 @@ from typing import Any
 
 from cachetools import TTLCache
 
-from ...errors import StorageError
-from ...models import Memory, OwnerFilter, Removed
-from ...ports import RankingRows
-from .database import Database
-from .fts import build_match, index_term, query_terms
-from .keyword_index import KeywordIndexCache
-from .profile import ProfileCache
-from .sql import COLUMNS, LazyMemories, fts_owner_prefix, live, owner_sql, row_to_memory
-from .versions import read_scope
+from engram.adapters.libsql.database import Database
+from engram.adapters.libsql.fts import build_match, index_term, query_terms
+from engram.adapters.libsql.keyword_index import KeywordIndexCache
+from engram.adapters.libsql.profile import ProfileCache
+from engram.adapters.libsql.sql import (
+    COLUMNS,
+    LazyMemories,
+    fts_owner_prefix,
+    live,
+    owner_sql,
+    row_to_memory,
+)
+from engram.adapters.libsql.versions import read_scope
+from engram.domain.errors import StorageError
+from engram.domain.models import Memory, OwnerFilter, Removed
+from engram.ports import RankingRows
 
 __all__ = ["SearchRepository"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from ...models.settings import map_credentials
-from ..sealing import Sealer
-from .database import Database
+from engram.adapters.libsql.database import Database
+from engram.adapters.sealing import Sealer
+from engram.domain.models.settings import map_credentials
 
 __all__ = ["SettingsDocumentsRepository"]
 

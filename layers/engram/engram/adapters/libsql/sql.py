@@ -8,10 +8,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, overload
 
-from ...models import Memory, MemoryType, OwnerFilter
-from ...models.common import from_millis
-from ...models.trusted import trusted
-from .database import Row
+from engram.adapters.libsql.database import Row
+from engram.domain.models import Memory, MemoryType, OwnerFilter
+from engram.domain.models.common import from_millis
+from engram.domain.models.trusted import trusted
 
 __all__ = [
     "COLUMNS",

@@ -17,8 +17,8 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from ...errors import StorageError
-from .database import Database
+from engram.adapters.libsql.database import Database
+from engram.domain.errors import StorageError
 
 __all__ = ["RetrievalStatsRepository"]
 

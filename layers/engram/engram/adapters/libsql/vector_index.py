@@ -23,10 +23,10 @@ from collections import OrderedDict
 import numpy as np
 import numpy.typing as npt
 
-from ...ports import Vectors
-from .database import Row
-from .encoding import decode
-from .vector_rows import KeyBound, VectorRowsRepository, row_speaker
+from engram.adapters.libsql.database import Row
+from engram.adapters.libsql.encoding import decode
+from engram.adapters.libsql.vector_rows import KeyBound, VectorRowsRepository, row_speaker
+from engram.ports import Vectors
 
 __all__ = ["IndexCache", "OwnerIndex"]
 

@@ -6,14 +6,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ...models import Memory
-from ...ports import PendingVector, VectorMeta, Vectors
-from ...terms import SPEAKER_PREFIX_CHARS, prefix_speaker
-from .context import STREAM_SQL
-from .database import Database, Row
-from .encoding import decode, f8_lengths, to_f32_bytes
-from .sql import COLUMNS, owner_sql, row_to_memory
-from .versions import bump_every_version, bump_version, owner_state, tombstones_since
+from engram.adapters.libsql.context import STREAM_SQL
+from engram.adapters.libsql.database import Database, Row
+from engram.adapters.libsql.encoding import decode, f8_lengths, to_f32_bytes
+from engram.adapters.libsql.sql import COLUMNS, owner_sql, row_to_memory
+from engram.adapters.libsql.versions import (
+    bump_every_version,
+    bump_version,
+    owner_state,
+    tombstones_since,
+)
+from engram.domain.models import Memory
+from engram.domain.terms import SPEAKER_PREFIX_CHARS, prefix_speaker
+from engram.ports import PendingVector, VectorMeta, Vectors
 
 __all__ = ["Changes", "KeyBound", "VectorRowsRepository", "row_speaker"]
 

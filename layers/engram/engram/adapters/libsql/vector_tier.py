@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...models import OwnerFilter
-from ...ports import DenseScores, Vectors
-from .vector_index import IndexCache
-from .vector_rows import VectorRowsRepository, row_speaker
+from engram.adapters.libsql.vector_index import IndexCache
+from engram.adapters.libsql.vector_rows import VectorRowsRepository, row_speaker
+from engram.domain.models import OwnerFilter
+from engram.ports import DenseScores, Vectors
 
 __all__ = ["SQL_NEAREST", "LibsqlVectorTier"]
 

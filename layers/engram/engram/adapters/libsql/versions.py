@@ -18,9 +18,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import StorageError
-from .database import Database, Row
-from .sql import owner_sql
+from engram.adapters.libsql.database import Database, Row
+from engram.adapters.libsql.sql import owner_sql
+from engram.domain.errors import StorageError
 
 __all__ = [
     "CURRENT_VERSION",

@@ -1,0 +1,440 @@
+"""Turkish statements: the common ways of stating each kind of fact.
+
+Turkish puts the object before the verb and marks its case with a suffix, after an
+apostrophe for names ("Python'u seviyorum"): the object is the words before the
+verb, its suffix dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from engram.adapters.extraction import rx
+from engram.adapters.extraction.common import Step, make_fact
+from engram.adapters.extraction.facts import USAGE, Retraction, object_id
+from engram.adapters.extraction.readings import E, F, read_match, strip_case_suffix
+
+_I = re.IGNORECASE
+
+__all__ = ["read_turkish"]
+
+# -- Turkish -----------------------------------------------------------------------------
+
+# The object before a verb: up to three words, the first not a pronoun or adverb.
+_TR_LEAD = (
+    r"(?:^|(?<=\s))(?:(?:ben|biz|artık|gerçekten|çok|hep|de|da|en|daha|şu\s+an|şimdi|"
+    r"genelde|aslında|hâlâ|hala|yine)\s+){0,4}"
+)
+_TR_OBJ = (
+    r"(?P<x>[^\s,;:!?\n]+(?:\s+[^\s,;:!?\n]+){0,2}?)"
+    r"(?:\s+(?:çok|gerçekten|hâlâ|hala|artık|da|de|daha)){0,3}"
+)
+_TR_ROLES = (
+    r"(?:mühendis|öğretmen|doktor|öğrenci|geliştirici|yazılımcı|tasarımcı|avukat|hemşire|"
+    r"yönetici|programcı|mimar|analist|araştırmacı|muhasebeci|gazeteci|aşçı)"
+)
+_TR_RULES: list[tuple[str, rx.Rule]] = [
+    (
+        "favorite",
+        rx.compile(r"\b(?i:en\s+sevdiğim)\s+(?P<what>\w+)\s+(?P<x>[^,;:!?\n]+)"),
+    ),
+    (
+        "usage",
+        rx.compile(
+            r"^(?:ekibimiz|ekip|şirketimiz|biz)?\s*" + _TR_OBJ + r"\s+kullanıyor(?:lar)?\b", _I
+        ),
+    ),
+    (
+        "switch",
+        rx.compile(
+            r"(?P<old>[^\s,;:!?\n]+?)\s+yerine\s+(?P<new>[^\s,;:!?\n]+?)\s+"
+            r"(?:kullanıyoruz|kullanıyorum|kullanacağız|seçtik)\b",
+            _I,
+        ),
+    ),
+    (
+        "withdraw",
+        rx.compile(_TR_LEAD + _TR_OBJ + r"\s+(?:bıraktık|bıraktım|bırakıyoruz|terk\s+ettik)\b", _I),
+    ),
+    (
+        "name",
+        rx.compile(
+            r"\b(?i:(?:benim\s+)?adım|ismim)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+"
+            r"(?:\s+[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+){0,2})"
+        ),
+    ),
+    (
+        "hometown",
+        rx.compile(r"\b(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü]+?)(?:lı|li|lu|lü)(?:yım|yim|yum|yüm)\b"),
+    ),
+    (
+        "name",
+        rx.compile(r"^(?i:(?:merhaba|selam),?\s+)?(?i:ben)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+)$"),
+    ),
+    (
+        "diet",
+        rx.compile(r"\b(?P<x>vejetaryen|vegan|vejeteryan)(?:im|ım|iz|ız)\b", _I),
+    ),
+    ("allergy", rx.compile(r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+alerjim\s+var\b", _I)),
+    (
+        "deadline",
+        rx.compile(
+            r"(?P<x>\d{1,2}\s+[A-ZÇĞİÖŞÜa-zçğıöşü]+?)(?:'?(?:ya|ye|a|e))\s+kadar\s+"
+            r"(?:bitmeli|bitmesi\s+gerekiyor|teslim|bitirmem|bitirmemiz|hazır)",
+            _I,
+        ),
+    ),
+    ("budget", rx.compile(r"\bbütçe(?:miz|m|niz)?\s+(?P<x>\d[\d.,]*\s*[\wçğıöşü]*)", _I)),
+    (
+        "location",
+        rx.compile(
+            r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:ye|ya|e|a))\s+(?:taşındım|taşındık|yerleştim)\b"
+        ),
+    ),
+    (
+        "employer",
+        rx.compile(
+            r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+(?P<role>[^,;:!?\n]+?)\s+"
+            r"olarak\s+çalışıyorum\b"
+        ),
+    ),
+    (
+        "instruction",
+        rx.compile(
+            r"^(?:lütfen\s+)?(?P<x>(?:bana\s+)?(?:hep\s+|her\s+zaman\s+)?.*?(?:cevap|yanıt)\s+"
+            r"(?:ver|yaz))\b",
+            _I,
+        ),
+    ),
+    (
+        "switch",
+        rx.compile(
+            r"(?P<old>[^\s,;:!?\n]+)(?:'?(?:den|dan|ten|tan))\s+(?P<new>[^\s,;:!?\n]+?)"
+            r"(?:'?(?:ye|ya|e|a))\s+(?:geçtik|geçtim|geçiyoruz|geçiyorum|taşındık|"
+            r"taşıdık|geçeceğiz)",
+            _I,
+        ),
+    ),
+    (
+        "switch",
+        rx.compile(
+            r"^(?:ben\s+|biz\s+)?(?P<old>)(?P<new>[^\s,;:!?\n]+?)(?:'?(?:ye|ya|e|a))\s+"
+            r"(?:geçtik|geçtim|geçiyoruz|geçiyorum|geçeceğiz)\b",
+            _I,
+        ),
+    ),
+    ("withdraw", rx.compile(r"\bartık\s+" + _TR_OBJ + r"\s+kullanmıyor(?:um|uz)\b", _I)),
+    (
+        "dislike",
+        rx.compile(
+            _TR_LEAD + _TR_OBJ + r"\s+(?:sevmiyorum|sevmem|beğenmiyorum|"
+            r"hoşlanmıyorum)\b",
+            _I,
+        ),
+    ),
+    ("dislike", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+nefret\s+ediyorum\b", _I)),
+    (
+        "compare",
+        rx.compile(
+            _TR_LEAD + r"(?P<x>[^\s,;:!?\n]+?)(?:'?(?:yı|yi|yu|yü|ı|i|u|ü))?\s+"
+            r"(?P<y>[^\s,;:!?\n]+?)(?:'?(?:ya|ye|a|e))\s+tercih\s+ediyorum\b",
+            _I,
+        ),
+    ),
+    ("prefer", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+tercih\s+ediyorum\b", _I)),
+    (
+        "like",
+        rx.compile(
+            _TR_LEAD + _TR_OBJ + r"\s+(?:seviyorum|severim|beğeniyorum|"
+            r"bayılıyorum)\b",
+            _I,
+        ),
+    ),
+    (
+        "decision",
+        rx.compile(
+            _TR_LEAD + _TR_OBJ + r"\s+(?:kullanacağız|kullanacağım|"
+            r"seçtik|seçtim)\b",
+            _I,
+        ),
+    ),
+    ("decision", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+karar\s+verdik\b", _I)),
+    ("usage", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanıyor(?:um|uz)\b", _I)),
+    (
+        "pattern",
+        rx.compile(
+            r"\b(?P<adv>her\s+zaman|asla|genellikle|hiçbir\s+zaman|sık\s+sık)\s+"
+            r"(?P<x>[^,;:!?\n]+)",
+            _I,
+        ),
+    ),
+    (
+        "name",
+        rx.compile(
+            r"\b(?:benim\s+)?adım\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+"
+            r"(?:\s+[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+){0,2})"
+        ),
+    ),
+    (
+        "employer",
+        rx.compile(
+            _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
+            r"çalışıyorum\b"
+        ),
+    ),
+    (
+        "location",
+        rx.compile(
+            _TR_LEAD + r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+"
+            r"(?:yaşıyorum|oturuyorum|ikamet\s+ediyorum)\b"
+        ),
+    ),
+    # "Aselsan'da donanım mühendisiyim": where, then the role as a predicate.
+    (
+        "employer",
+        rx.compile(
+            r"(?P<x>[A-ZÇĞİÖŞÜ][^\s,;:!?\n]*?)(?:'?(?:da|de|ta|te))\s+(?P<role>(?:\w+\s+)?"
+            + _TR_ROLES
+            + r")(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
+            _I,
+        ),
+    ),
+    ("constraint", rx.compile(_TR_LEAD + _TR_OBJ + r"\s+kullanamayız\b", _I)),
+    (
+        "instruction",
+        rx.compile(
+            r"^(?:lütfen\s+)?(?P<x>(?:[\w\s]+?\s+)?(?:cevap|yanıt)\w*\s+.+?\s+"
+            r"(?:tut|ver|yaz|olsun|kullan|kullanma|ekle|koy))\b",
+            _I,
+        ),
+    ),
+    (
+        "role",
+        rx.compile(
+            r"(?P<x>(?:\w+\s+)?" + _TR_ROLES + r")(?:iyim|ıyım|yim|yım|im|ım|um|üm)\b",
+            _I,
+        ),
+    ),
+    (
+        "pattern",
+        rx.compile(
+            r"\b(?P<adv>her\s+(?:sabah|gün|akşam|gece|hafta|hafta\s+sonu|pazartesi|salı|"
+            r"çarşamba|perşembe|cuma|cumartesi|pazar))\s+(?P<x>[^,;:!?\n]+)",
+            _I,
+        ),
+    ),
+    # The object is all of its part up to the verb: anchored there, not at every word.
+    (
+        "requirement",
+        rx.compile(r"(?:^|(?<=[,;:!?\n]))(?P<x>[^,;:!?\n]+?)\s+(?:gerekiyor|zorunlu|şart)\b", _I),
+    ),
+]
+# An instruction may contain "her zaman" (always): it is read before the habit rule.
+_TR_RULES.sort(key=lambda rule: rule[0] != "instruction")
+_TR_ADVERBS = {
+    "her zaman": "always",
+    "asla": "never",
+    "genellikle": "usually",
+    "hiçbir zaman": "never",
+    "sık sık": "often",
+}
+
+
+def read_turkish(clause: str) -> list[Step]:
+    """Turkish joins statements with "ve" and commas ("Ankara'da yaşıyorum ve Java
+    kullanıyorum"): each part is read on its own, by the verb-final grammar over the word
+    tables first (``data/tr.json``), then by the rules of particular statements."""
+    labelled = _labelled(clause)
+    if labelled:
+        return labelled
+    steps: list[Step] = []
+    for part in re.split(r"\s*,\s*|\s+ve\s+", clause):
+        found = _verb_final(part)
+        if not found:
+            for kind, pattern in rx.able(_TR_RULES, part):
+                match = pattern.search(part)
+                if match is None:
+                    continue
+                found = read_match(kind, match, _TR_ADVERBS, strip=strip_case_suffix)
+                if found:
+                    break
+        steps += found or []
+    return steps
+
+
+# -- the verb-final grammar ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Tables:
+    verbs: tuple[tuple[tuple[str, ...], str], ...]  # (verb phrase, kind), longest first
+    # The phrases by their first word: a part's words are each looked up once.
+    verb_starts: dict[str, tuple[tuple[tuple[str, ...], str], ...]]
+    labels: tuple[tuple[tuple[str, ...], str], ...]
+    frequency: dict[str, str]
+    better: tuple[tuple[str, ...], ...]
+    lead: frozenset[str]
+    trailing: frozenset[str]
+    templates: dict[str, str]
+
+
+@cache
+def _tables() -> _Tables:
+    raw = json.loads(resources.files(__package__).joinpath("data", "tr.json").read_text("utf-8"))
+
+    def phrases(table: dict[str, list[str]]) -> tuple[tuple[tuple[str, ...], str], ...]:
+        found = [(tuple(p.split()), kind) for kind, ps in table.items() for p in ps]
+        return tuple(sorted(found, key=lambda f: len(f[0]), reverse=True))
+
+    verbs = phrases(raw["verbs"])
+    starts: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for phrase, kind in verbs:
+        starts.setdefault(phrase[0], []).append((phrase, kind))
+    return _Tables(
+        verbs=verbs,
+        verb_starts={k: tuple(v) for k, v in starts.items()},
+        labels=phrases(raw["labels"]),
+        frequency=dict(raw["frequency"]),
+        better=tuple(tuple(p.split()) for p in raw["better_to_me"]),
+        lead=frozenset(raw["lead_words"]),
+        trailing=frozenset(raw["trailing_words"]),
+        templates=dict(raw["templates"]),
+    )
+
+
+def _lower(word: str) -> str:
+    return word.replace("I", "ı").replace("İ", "i").lower()
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip(".!?") for w in text.split() if w.strip(".!?")]
+
+
+def _at(lows: list[str], i: int, phrase: tuple[str, ...]) -> bool:
+    return tuple(lows[i : i + len(phrase)]) == phrase
+
+
+def _labelled(clause: str) -> list[Step]:
+    """ "Stack'imiz şöyle: Next.js, PostgreSQL", "Benim favorim VS Code", "Benim için daha
+    temiz gelen fonksiyonel yaklaşım": a label names the kind, what follows is the fact."""
+    t = _tables()
+    head, colon, tail = clause.partition(":")
+    words = _words(head)
+    lows = [_lower(w) for w in words]
+    labels = {phrase[0] for phrase, _ in t.labels}
+    for phrase, kind in t.labels:
+        for i in (k for k, low in enumerate(lows) if low in labels and low == phrase[0]):
+            if not _at(lows, i, phrase):
+                continue
+            rest = tail if colon else " ".join(words[i + len(phrase) :])
+            value = _value(_words(rest), t, whole=True)
+            if value and (colon or i + len(phrase) < len(lows)):
+                return _fact_of(kind, value, "")
+    for phrase in t.better:
+        if _at(lows, 0, phrase):
+            value = _value(words[len(phrase) :], t, whole=True)
+            return _fact_of("preference", value, "") if value else []
+    return []
+
+
+def _verb_final(part: str) -> list[Step]:
+    """The fact a part states by its verb: the object is the words before the verb."""
+    t = _tables()
+    words = _words(part)
+    lows = [_lower(w) for w in words]
+    found = (
+        (i, phrase, kind)
+        for i, low in enumerate(lows)
+        for phrase, kind in t.verb_starts.get(low, ())
+        if _at(lows, i, phrase)
+    )
+    # The longest verb phrase wins ("geçmeye karar verdim" over "karar verdim").
+    best = max(found, key=lambda f: len(f[1]), default=None)
+    if best is None:
+        return []
+    i, phrase, kind = best
+    before = words[:i]
+    adverb = ""
+    for k, word in enumerate(lows[:i]):
+        joined = " ".join(lows[k : k + 2])
+        if joined in t.frequency or word in t.frequency:
+            adverb = t.frequency.get(joined) or t.frequency[word]
+    if adverb and kind in ("pattern", "tech_preference", "decision"):
+        # "Genelde functional component kullanırım": a habit, said as it is said
+        kept = [w for w in words if _lower(w) not in t.frequency and _lower(w) != "ben"]
+        content = " ".join(w for w in kept if not _is_frequency(w, t))
+        return _fact_of("pattern", content, f"{adverb} ")
+    whole = kind in ("requirement", "constraint", "pattern")
+    value = _value(before, t, whole=whole)
+    if not value:
+        return []
+    if kind == "switch":
+        old = next((strip_case_suffix(w) for w in before if _ablative(w)), "")
+        new = " ".join(strip_case_suffix(w) for w in before if not _ablative(w))
+        return _switch(new or value, old)
+    verb = " ".join(lows[i : i + len(phrase)])
+    if kind == "constraint":
+        lead = "stuck with" if "mecbur" in verb else "cannot use"
+        return _fact_of(kind, value, f"{lead} ")
+    return _fact_of(kind, value, "")
+
+
+def _is_frequency(word: str, t: _Tables) -> bool:
+    return any(_lower(word) in key.split() for key in t.frequency)
+
+
+def _ablative(word: str) -> bool:
+    return bool(re.search(r"'(?:den|dan|ten|tan)$", word))
+
+
+def _value(words: list[str], t: _Tables, *, whole: bool) -> str:
+    """The object: the words left once pronouns, adverbs and particles are set aside, and
+    the last one's case suffix dropped; for a preference or a choice, at most the three
+    words next to the verb (what is liked, not what it is for)."""
+    kept = list(words)
+    while kept and _lower(kept[-1]) in t.trailing:
+        kept.pop()
+    if not whole:
+        near: list[str] = []
+        while kept and (_lower(kept[-1]) in t.lead or _lower(kept[-1]) in ("ile", "için")):
+            kept.pop()  # "daha çok", "bir türlü", "ile": said of the verb, not the object
+        for word in reversed(kept):
+            low = _lower(word)
+            if low in t.lead or low == "için" or len(near) == 3:
+                break
+            near.insert(0, word)
+        kept = near
+    while kept and _lower(kept[0]) in t.lead:
+        kept.pop(0)
+    if not kept:
+        return ""
+    kept[-1] = strip_case_suffix(kept[-1])
+    kept = [w for w in kept if w]
+    return " ".join(kept).strip(" ,.")
+
+
+def _fact_of(kind: str, value: str, lead: str) -> list[Step]:
+    t = _tables()
+    if not value:
+        return []
+    template = t.templates.get(kind, "{x}")
+    content = template.replace("{adv}", lead).replace("{x}", value)
+    if kind == "constraint":
+        content = lead + value
+    category = {"dislike": "preference"}.get(kind, kind)
+    type_ = E if kind == "decision" else F
+    fact = make_fact(
+        category, type_, value, content, negative=kind == "dislike", about=object_id(value)
+    )
+    return [(fact, [])]
+
+
+def _switch(new: str, old: str) -> list[Step]:
+    """ "npm'den pnpm'e geçtim": a decision to use the new, which retires the old."""
+    fact = make_fact("decision", E, new, f"switched to {new}", about=object_id(new))
+    retired = [Retraction(object_id(old), USAGE, replaced_by=fact)] if old else []
+    return [(fact, retired)]

@@ -1,0 +1,385 @@
+"""The backend manager: memories routed to a primary backend and an ordered chain of
+fallbacks (SPEC section 8, the reference's MemoryManager).
+
+- create, list: the primary only;
+- get: the primary first, then each fallback in order while the answer is "none" (or
+  the backend failed);
+- update, delete: the primary answers the caller; the fallbacks get the same change
+  in the background, and a failure there is logged, never raised;
+- search: the primary first, then each fallback in order while backends fail.
+
+Backends are built from the stored settings (``primaryBackend``, ``fallbackBackends``,
+``backendConfigs``) by the ``BackendFactory`` port, rebuilt when their configuration
+changes. A search says which backend answered and why the ones before it did not
+(``resolution.backend``, ``backendFailures``); engine-status reports every backend's
+health. Memory never fails a chat: the chat path catches what a search raises.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from datetime import UTC, datetime
+from typing import Any
+
+from engram.app.conversation import turn_memories
+from engram.app.health import FailureLog
+from engram.app.learning import fact_items
+from engram.app.memories import MemoryService, derive_key, prepare_write
+from engram.app.routing.libsql_backend import LIBSQL, LibsqlBackend
+from engram.app.settings import SettingsStore
+from engram.domain.errors import (
+    BackendError,
+    EngramError,
+    InvalidInputError,
+    NotFoundError,
+    log_safe,
+)
+from engram.domain.models import (
+    MAX_TOKENS_LIMIT,
+    ExtractionJob,
+    ExtractionOutcome,
+    Memory,
+    MemoryCreate,
+    MemoryPage,
+    MemoryQuery,
+    MemorySettings,
+    MemoryUpdate,
+    RetrievalRequest,
+    RetrievalResult,
+    RetrievedMemory,
+    UpsertOutcome,
+)
+from engram.domain.models.backends import (
+    BackendFailure,
+    BackendsStatus,
+    BackendStatus,
+    backend_kind,
+    check_backends,
+)
+from engram.ports import BackendFactory, BackendLifecycle, MemoryBackend
+
+__all__ = ["BackendManager"]
+
+log = logging.getLogger(__name__)
+
+
+class BackendManager:
+    def __init__(
+        self,
+        settings: SettingsStore,
+        local: LibsqlBackend,
+        factory: BackendFactory,
+        memories: MemoryService,
+        now_ms: Callable[[], int],
+        *,
+        failures: FailureLog | None = None,
+        sync_workers: int = 2,
+    ) -> None:
+        self.settings = settings
+        self.local = local
+        self.factory = factory
+        self.memories = memories
+        self.now_ms = now_ms
+        self.failures = failures or FailureLog(now_ms)
+        self._lock = threading.Lock()
+        # name -> (the configuration it was built from, the backend)
+        self._built: dict[str, tuple[str, MemoryBackend]] = {}
+        self._sync = ThreadPoolExecutor(sync_workers, thread_name_prefix="engram-backend-sync")
+        self._pending: set[Future[None]] = set()
+
+    # -- which backends ---------------------------------------------------------------------
+
+    def chain(self, settings: MemorySettings | None = None) -> list[str]:
+        settings = settings or self.settings.get()
+        return [settings.primary_backend, *settings.fallback_backends]
+
+    def backend(self, name: str, settings: MemorySettings | None = None) -> MemoryBackend:
+        """The backend ``name`` as configured now; ``BackendError`` when it cannot be built."""
+        if name == LIBSQL:
+            return self.local
+        settings = settings or self.settings.get()
+        config = settings.backend_configs.get(name, {})
+        if backend_kind(name, config) is None:
+            raise NotFoundError(f"no backend named {name}", field="name")
+        signature = json.dumps(config, sort_keys=True, default=str)
+        with self._lock:
+            built = self._built.get(name)
+            if built is not None and built[0] == signature:
+                return built[1]
+            try:
+                backend = self.factory(name, config)
+            except EngramError as exc:
+                raise BackendError(f"backend {name} is not usable: {exc.message}") from None
+            if isinstance(backend, BackendLifecycle):
+                backend.initialize()
+            self._built[name] = (signature, backend)
+        if built is not None:
+            _shutdown(built[1])
+        return backend
+
+    def primary(self) -> MemoryBackend:
+        return self.backend(self.settings.get().primary_backend)
+
+    # -- create, list: the primary only -------------------------------------------------------
+
+    def create(self, item: MemoryCreate) -> UpsertOutcome:
+        primary = self.primary()
+        if primary is self.local:
+            return self.local.create(item)  # the memory use case redacts and checks it
+        item = prepare_write(item, self.now_ms())
+        if item.key is None:
+            item = item.model_copy(update={"key": derive_key(item.content)})
+        return primary.create(item)
+
+    def list_page(self, query: MemoryQuery) -> MemoryPage:
+        return self.primary().list_page(query)
+
+    # -- get: along the chain while nothing is found -------------------------------------------
+
+    def get(self, memory_id: str, owner: str | None = None) -> Memory | None:
+        failed: BackendFailure | None = None
+        for name in self.chain():
+            try:
+                found = self.backend(name).get(memory_id, owner)
+            except InvalidInputError:
+                raise  # the caller's mistake, whichever backend is asked
+            except Exception as exc:  # a backend's fault: the next one is asked
+                error = self._failed(name, exc)
+                failed = failed or BackendFailure(backend=name, error=error)
+                continue
+            if found is not None:
+                return found
+        if failed is not None:  # it may be where the failing backend keeps it
+            raise BackendError(f"{failed.backend} failed: {failed.error}")
+        return None
+
+    # -- update, delete: the primary answers, the fallbacks follow in the background ------------
+
+    def update(
+        self, memory_id: str, changes: MemoryUpdate, owner: str | None = None
+    ) -> Memory | None:
+        names = self.chain()
+        primary = self.backend(names[0])
+        if primary is not self.local:
+            changes = prepare_write(changes, self.now_ms())
+        updated = primary.update(memory_id, owner, changes)
+        self._follow(names[1:], "update", lambda b: b.update(memory_id, owner, changes))
+        return updated
+
+    def delete(self, memory_id: str, owner: str | None = None) -> bool:
+        names = self.chain()
+        deleted = self.backend(names[0]).delete(memory_id, owner)
+        self._follow(names[1:], "delete", lambda b: b.delete(memory_id, owner))
+        return deleted
+
+    def _follow(self, names: list[str], operation: str, change: Callable[[Any], object]) -> None:
+        for name in names:
+            future = self._sync.submit(self._apply, name, operation, change)
+            with self._lock:
+                self._pending.add(future)
+            future.add_done_callback(self._done)
+
+    def _apply(self, name: str, operation: str, change: Callable[[Any], object]) -> None:
+        try:
+            change(self.backend(name))
+        except Exception as exc:  # a fallback that cannot follow is logged, never raised
+            log.warning("fallback backend %s did not %s: %s", name, operation, log_safe(exc))
+            self.failures.failed(f"backend {name}", f"{operation}: {log_safe(exc)}")
+
+    def _done(self, future: Future[None]) -> None:
+        with self._lock:
+            self._pending.discard(future)
+
+    def flush(self, timeout_s: float = 10.0) -> None:
+        """Wait for the fallbacks' background changes (tests, shutdown)."""
+        with self._lock:
+            pending = list(self._pending)
+        wait(pending, timeout=timeout_s)
+
+    # -- search: along the chain while backends fail -------------------------------------------
+
+    def retrieve(self, api_key_id: str, request: RetrievalRequest) -> RetrievalResult:
+        """What the chat path injects."""
+        return self.search(api_key_id, request, read_only=False)
+
+    def preview(self, api_key_id: str, request: RetrievalRequest) -> RetrievalResult:
+        """The same answer, read-only (the retrieval preview)."""
+        return self.search(api_key_id, request, read_only=True)
+
+    def search(
+        self, api_key_id: str, request: RetrievalRequest, *, read_only: bool
+    ) -> RetrievalResult:
+        settings = self.settings.get()
+        failures: list[BackendFailure] = []
+        for name in self.chain(settings):
+            try:
+                backend = self.backend(name, settings)
+                result = backend.search(api_key_id, request, read_only=read_only)
+            except InvalidInputError:
+                raise  # the caller's mistake, whichever backend is asked
+            except Exception as exc:  # a backend's fault: the next one is asked
+                failures.append(BackendFailure(backend=name, error=self._failed(name, exc)))
+                continue
+            self.failures.recovered(f"backend {name}")
+            return _answered(result, name, failures, settings, request)
+        raise BackendError("every memory backend failed: " + "; ".join(f.error for f in failures))
+
+    def _failed(self, name: str, exc: Exception) -> str:
+        """Log and record a backend's failure; what may be shown of it (never content)."""
+        error = exc.message if isinstance(exc, EngramError) else log_safe(exc)
+        log.warning("memory backend %s failed: %s", name, error)
+        self.failures.failed(f"backend {name}", error)
+        return error
+
+    # -- learning from a chat -----------------------------------------------------------------
+
+    def learn(self, job: ExtractionJob) -> ExtractionOutcome:
+        """Store the facts of one chat exchange in the primary, exactly once. libSQL learns
+        with its history (corrections retire facts); a remote primary receives the facts
+        as memories keyed like libSQL's (the same fact again replaces its memory)."""
+        primary = self.primary()
+        if primary is self.local:
+            return self.memories.process_extraction(job)
+        ledger = self.memories.ledger
+        if ledger.seen(job.request_id):
+            return ExtractionOutcome(
+                request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
+            )
+        extracted_at = datetime.fromtimestamp(self.now_ms() / 1000, UTC)
+        outcomes = []
+        for role, _, extraction in self.memories.read(job):
+            for item in fact_items(
+                extraction,
+                owner=job.api_key_id,
+                session_id=job.session_id,
+                source=role,
+                extracted_at=extracted_at,
+            ):
+                outcomes.append(primary.create(prepare_write(item, self.now_ms())))
+        for item in turn_memories(job):  # conversation memory, when the job asks for it
+            outcomes.append(primary.create(prepare_write(item, self.now_ms())))
+        ledger.mark(job.request_id, job.kind, self.now_ms())
+        return ExtractionOutcome(
+            request_id=job.request_id,
+            duplicate=False,
+            created=[o.memory.id for o in outcomes if o.created],
+            changed=[o.memory.id for o in outcomes if not o.created and o.content_changed],
+            unchanged=[o.memory.id for o in outcomes if not o.created and not o.content_changed],
+        )
+
+    # -- health ---------------------------------------------------------------------------------
+
+    def test(self, name: str) -> BackendStatus:
+        """Build backend ``name`` from the stored settings and probe it."""
+        settings = self.settings.get()
+        if backend_kind(name, settings.backend_configs.get(name)) is None:
+            raise NotFoundError(f"no backend named {name}", field="name")
+        return self._status(name, settings, probe=True)
+
+    def status(self) -> BackendsStatus:
+        """Every backend of the chain probed (remote ones; libSQL's own health is
+        ``GET /api/memory/health``), and the other configured ones listed, unprobed."""
+        settings = self.settings.get()
+        chain = self.chain(settings)
+        names = list(dict.fromkeys([*chain, *settings.backend_configs]))
+        return BackendsStatus(
+            primary=settings.primary_backend,
+            fallbacks=list(settings.fallback_backends),
+            backends=[
+                self._status(name, settings, probe=name in chain and name != LIBSQL)
+                for name in names
+            ],
+        )
+
+    def _status(self, name: str, settings: MemorySettings, *, probe: bool) -> BackendStatus:
+        chain = self.chain(settings)
+        role = "primary" if name == chain[0] else "fallback" if name in chain else "configured"
+        kind = backend_kind(name, settings.backend_configs.get(name)) or "unknown"
+        if not probe:
+            return BackendStatus(name=name, kind=kind, role=role, healthy=None)
+        try:
+            if name != LIBSQL and name not in chain:
+                check_backends(name, [], settings.backend_configs)
+            report = self.backend(name, settings).health()
+        except EngramError as exc:
+            return BackendStatus(name=name, kind=kind, role=role, healthy=False, error=exc.message)
+        return BackendStatus(
+            name=name,
+            kind=kind,
+            role=role,
+            healthy=report.working,
+            latency_ms=report.latency_ms,
+            error=report.error,
+        )
+
+    def close(self) -> None:
+        self.flush()
+        self._sync.shutdown(wait=True)
+        with self._lock:
+            built, self._built = list(self._built.values()), {}
+        for _, backend in built:
+            _shutdown(backend)
+
+
+def _shutdown(backend: MemoryBackend) -> None:
+    if isinstance(backend, BackendLifecycle):
+        try:
+            backend.shutdown()
+        except Exception as exc:  # closing a client must not stop the rest closing
+            log.warning("backend %s did not shut down: %s", backend.name, log_safe(exc))
+
+
+def _answered(
+    result: RetrievalResult,
+    name: str,
+    failures: list[BackendFailure],
+    settings: MemorySettings,
+    request: RetrievalRequest,
+) -> RetrievalResult:
+    """``result`` fitted to the budget, saying which backend answered and why the ones
+    before it did not. The profile (libSQL's, fitted to its own budget) stays; the
+    recall gets what is left of the budget and the limit."""
+    budget = settings.max_tokens if request.max_tokens is None else request.max_tokens
+    budget = min(budget, MAX_TOKENS_LIMIT)
+    profile = [m for m in result.results if m.tier == "profile"] if budget > 0 else []
+    profile_used = sum(m.tokens for m in profile)
+    recall = [m for m in result.results if m.tier != "profile"]
+    left = budget - profile_used
+    chosen: list[RetrievedMemory] = []
+    used = 0
+    for memory in recall if left > 0 else []:
+        if len(chosen) >= request.limit:
+            break
+        if used + memory.tokens > left:
+            continue
+        chosen.append(memory)
+        used += memory.tokens
+    if not chosen and left > 0 and recall:
+        chosen, used = [recall[0]], recall[0].tokens
+    resolution = result.resolution
+    reasons = [f"{f.backend} failed ({f.error}): answered by {name}" for f in failures]
+    if resolution.reason:
+        reasons.append(resolution.reason)
+    strategy = resolution.strategy
+    if resolution.keyword_tier == "backend":  # a remote search: the strategy asked for
+        strategy = request.strategy or settings.strategy
+    resolution = resolution.model_copy(
+        update={
+            "strategy": strategy,
+            "backend": name,
+            "backend_failures": failures,
+            "fallback": resolution.fallback or bool(failures),
+            "reason": "; ".join(reasons) or None,
+        }
+    )
+    return RetrievalResult(
+        results=profile + chosen,
+        tokens_used=profile_used + used,
+        profile_tokens=profile_used,
+        recall_tokens=used,
+        resolution=resolution,
+    )

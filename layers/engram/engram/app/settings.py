@@ -1,0 +1,116 @@
+"""Per-deployment memory settings, stored as a document and cached in process.
+
+Writes through this process refresh the cache at once; another process (another
+Lambda instance) sees them within ``ttl_s``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+from engram.domain.errors import InvalidInputError
+from engram.domain.models import MemorySettings, MemorySettingsUpdate
+from engram.domain.models.backends import check_backends
+from engram.domain.models.settings import merge_backend_configs
+from engram.ports import SettingsDocuments, UnitOfWork
+
+# Changing any of these checks the backends again (names, chain, required fields).
+_BACKEND_FIELDS = {"primary_backend", "fallback_backends", "backend_configs"}
+
+__all__ = ["SettingsStore"]
+
+log = logging.getLogger(__name__)
+
+
+class SettingsStore:
+    """Read-through cache over the ``memory`` settings document."""
+
+    NAMESPACE = "memory"
+
+    def __init__(
+        self,
+        documents: SettingsDocuments,
+        uow: UnitOfWork,
+        now_ms: Callable[[], int],
+        ttl_s: float = 5.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.documents = documents
+        self.uow = uow
+        self.now_ms = now_ms
+        self.ttl_s = ttl_s
+        self._monotonic = monotonic
+        self._lock = threading.Lock()
+        self._cached: MemorySettings | None = None
+        self._loaded_at = 0.0
+
+    def get(self) -> MemorySettings:
+        with self._lock:
+            now = self._monotonic()
+            if self._cached is None or now - self._loaded_at > self.ttl_s:
+                self._cached = self._load()
+                self._loaded_at = now
+            return self._cached
+
+    def update(self, changes: MemorySettingsUpdate) -> MemorySettings:
+        with self._lock, self.uow.transaction():
+            current = self._load()
+            sent = changes.model_dump(by_alias=False, exclude_unset=True)
+            if "backend_configs" in sent:
+                sent["backend_configs"] = merge_backend_configs(
+                    current.backend_configs, sent["backend_configs"]
+                )
+            merged = {**current.model_dump(by_alias=False), **sent}
+            try:
+                updated = MemorySettings.model_validate(merged)
+            except ValidationError as exc:
+                raise InvalidInputError(str(exc)) from exc
+            if updated.extractor != "rules" and not updated.extractor_model:
+                raise InvalidInputError(
+                    f"extractorModel is required when extractor is {updated.extractor}",
+                    field="extractorModel",
+                )
+            if sent.keys() & _BACKEND_FIELDS:
+                check_backends(
+                    updated.primary_backend, updated.fallback_backends, updated.backend_configs
+                )
+            self.documents.save(
+                self.NAMESPACE, updated.model_dump_json(by_alias=False), self.now_ms()
+            )
+            self._cached = updated
+            self._loaded_at = self._monotonic()
+            return updated
+
+    def reseal(self, namespaces: tuple[str, ...] = (NAMESPACE, "qdrant")) -> list[str]:
+        """Each stored settings document written again as it reads: its credentials
+        sealed with the newest key (after a rotation). The namespaces rewritten."""
+        rewritten = []
+        with self._lock, self.uow.transaction():
+            for namespace in namespaces:
+                raw = self.documents.load(namespace)
+                if raw is not None:
+                    self.documents.save(namespace, raw, self.now_ms())
+                    rewritten.append(namespace)
+            self._cached = None
+        return rewritten
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._cached = None
+
+    def _load(self) -> MemorySettings:
+        raw = self.documents.load(self.NAMESPACE)
+        if raw is None:
+            return MemorySettings()
+        try:
+            return MemorySettings.model_validate(json.loads(raw))
+        except (ValueError, ValidationError):
+            # A hand-edited or future-format row must not take the service down.
+            log.warning("stored memory settings are unreadable; using defaults")
+            return MemorySettings()

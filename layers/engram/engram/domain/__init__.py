@@ -1,0 +1,1 @@
+"""Models, errors and pure rules: no I/O, nothing above them."""
