@@ -154,19 +154,19 @@ def _search(engine: Engine, owner: str, args: SearchArgs) -> RetrievalResult:
     )
     # Counted, like the chat path's retrieval: a model searching memory is memory reaching
     # a model, which is what the hit rate measures (see docs/architecture.md, MCP).
-    # Through the backend manager, as the chat path: the primary backend answers.
-    return engine.backends.retrieve(owner, request)
+    # Through the gateway, as the chat path: the primary backend answers.
+    return engine.memory.search(owner, request)
 
 
 def _add(engine: Engine, owner: str, args: AddArgs) -> AddResult:
     item = MemoryCreate.model_validate({**args.model_dump(by_alias=False), "api_key_id": owner})
-    outcome = engine.backends.create(item)
+    outcome = engine.memory.create(item)
     return AddResult(memory=outcome.memory, created=outcome.created)
 
 
 def _clear(engine: Engine, owner: str, args: ClearArgs) -> ForgetOutcome:
     request = MemoryForget.model_validate({**args.model_dump(by_alias=False), "api_key_id": owner})
-    return engine.memories.forget(request)
+    return engine.memory.forget(request)
 
 
 def _offset(cursor: str | None) -> int:
@@ -190,7 +190,7 @@ def _list(engine: Engine, owner: str, args: ListArgs) -> ListResult:
         limit=args.limit,
         offset=offset,
     )
-    page = engine.backends.list_page(query)
+    page = engine.memory.list_page(query)
     following = offset + len(page.data)
     more = bool(page.data) and following < page.total
     cursor = base64.urlsafe_b64encode(str(following).encode("ascii")).decode() if more else None
@@ -199,14 +199,14 @@ def _list(engine: Engine, owner: str, args: ListArgs) -> ListResult:
 
 def _delete(engine: Engine, owner: str, args: DeleteArgs) -> DeleteResult:
     # Scoped to the key: another key's memory is "not found", never deleted.
-    if not engine.backends.delete(args.id, owner):
+    if not engine.memory.delete(args.id, owner):
         raise NotFoundError(f"no memory with id {args.id}", field="id")
     return DeleteResult(id=args.id, deleted=True)
 
 
 def _pin(engine: Engine, owner: str, args: PinArgs) -> Memory:
     # Scoped to the key: another key's memory is "not found", never changed.
-    memory = engine.memories.pin(args.id, args.pinned, owner)
+    memory = engine.memory.pin(args.id, args.pinned, owner)
     if memory is None:
         raise NotFoundError(f"no memory with id {args.id}", field="id")
     return memory

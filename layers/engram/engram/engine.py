@@ -2,9 +2,9 @@
 
 Built by :func:`engram.wiring.build_engine` (or ``open_engine``), which is the
 only place that knows the adapters behind them. Callers reach a use case
-through its sub-service (``engine.memories.create(...)``,
-``engine.retrieval.preview(...)``, ``engine.chat.complete(...)``...). ``engine.backends``
-routes memories to the primary backend and its fallbacks (libSQL unless configured).
+through its sub-service (``engine.chat.complete(...)``, ``engine.settings.get()``...).
+The edges (REST routes, MCP tools) reach memories through ``engine.memory``, the gateway
+that routes each operation to the primary backend or to libSQL (``routing.WHERE``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from engram.app.maintenance import Maintenance
 from engram.app.memories import MemoryService
 from engram.app.qdrant_tier import QdrantService
 from engram.app.retrieval import Retriever
-from engram.app.routing import BackendManager
+from engram.app.routing import BackendManager, MemoryGateway
 from engram.app.settings import SettingsStore
 from engram.app.status import StatusService
 from engram.app.vectors import VectorService
@@ -63,6 +63,10 @@ class Engine:
     jobs: JobService
     queues: Queues
     closers: Sequence[Callable[[], None]] = field(default_factory=tuple)
+    memory: MemoryGateway = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.memory = MemoryGateway(self.backends, self.memories)
 
     def now_ms(self) -> int:
         return to_millis(self.clock())

@@ -129,7 +129,7 @@ async def import_memories(request: Request, engine: EngineDep) -> ImportResult:
     if len(items) > MAX_IMPORT_ITEMS:
         raise InvalidInputError(f"an import is limited to {MAX_IMPORT_ITEMS} memories")
     valid = _validate(items)
-    outcomes = await run_in_threadpool(engine.memories.upsert_many, list(valid))
+    outcomes = await run_in_threadpool(engine.memory.import_many, list(valid))
     created = sum(1 for o in outcomes if o.created)
     return ImportResult(received=len(valid), created=created, updated=len(valid) - created)
 
@@ -143,7 +143,7 @@ def export_memories(query: Annotated[ExportQuery, Query()], engine: EngineDep) -
     """Live memories of one key (or all), oldest first, one JSON object per line."""
 
     def lines() -> Iterator[bytes]:
-        for memory in engine.memories.export(query.api_key_id):
+        for memory in engine.memory.export(query.api_key_id):
             yield memory.model_dump_json().encode("utf-8") + b"\n"
 
     return StreamingResponse(lines(), media_type=NDJSON)

@@ -1,9 +1,9 @@
 """Memories: list, create (upsert by key), get, update, delete, forget in bulk, the history
 of a fact, and the health probe.
 
-List, create, get, update and delete go to the memory backends (the primary, and the
-fallbacks as ``engine.backends`` routes them); stats, forgetting, history and the
-health probe are libSQL's."""
+Every call goes through ``engine.memory``, the gateway: list, create, get, update and
+delete reach the primary backend (and its fallbacks); stats, forgetting, history, pins
+and the health probe are libSQL's (``engram.app.routing.WHERE`` says which is which)."""
 
 from __future__ import annotations
 
@@ -52,13 +52,13 @@ def _missing(memory_id: str) -> NotFoundError:
 @router.get("/health", response_model=HealthReport)
 def health(engine: EngineDep) -> HealthReport:
     """Create -> list -> delete a probe memory; reports whether storage works."""
-    return engine.memories.health()
+    return engine.memory.health()
 
 
 @router.get("", response_model=MemoryListResponse)
 def list_memories(query: Annotated[MemoryQuery, Query()], engine: EngineDep) -> MemoryListResponse:
-    page = engine.backends.list_page(query)
-    stats = engine.memories.stats(query.api_key_id)
+    page = engine.memory.list_page(query)
+    stats = engine.memory.stats(query.api_key_id)
     return MemoryListResponse(
         **page.model_dump(by_alias=False),
         stats=StatsSummary(
@@ -78,7 +78,7 @@ def list_memories(query: Annotated[MemoryQuery, Query()], engine: EngineDep) -> 
     },
 )
 def create_memory(body: MemoryCreate, engine: EngineDep, response: Response) -> Memory:
-    outcome = engine.backends.create(body)
+    outcome = engine.memory.create(body)
     if not outcome.created:
         response.status_code = 200
     return outcome.memory
@@ -91,7 +91,7 @@ def forget_memories(query: Annotated[ForgetQuery, Query()], engine: EngineDep) -
     too, and nothing of them is left in any index, vector store or cache. ``dryRun=true``
     counts first and changes nothing."""
     request = MemoryForget.model_validate(query.model_dump())
-    return engine.memories.forget(request)
+    return engine.memory.forget(request)
 
 
 @router.get(
@@ -104,7 +104,7 @@ def memory_history(memory_id: str, engine: EngineDep) -> MemoryHistory:
     """Every version of the fact this memory belongs to, newest first: the live one, and
     the ones later statements superseded or withdrew (with ``validFrom``/``validTo`` and
     ``supersededBy``). A retired memory's id works too."""
-    history = engine.memories.versions(memory_id)
+    history = engine.memory.history(memory_id)
     if history is None:
         raise _missing(memory_id)
     return history
@@ -112,7 +112,7 @@ def memory_history(memory_id: str, engine: EngineDep) -> MemoryHistory:
 
 @router.get("/{memory_id}", response_model=Memory, responses=errors(404), operation_id="getMemory")
 def get_memory(memory_id: str, engine: EngineDep) -> Memory:
-    memory = engine.backends.get(memory_id)
+    memory = engine.memory.get(memory_id)
     if memory is None:
         raise _missing(memory_id)
     return memory
@@ -125,7 +125,7 @@ def get_memory(memory_id: str, engine: EngineDep) -> Memory:
     operation_id="updateMemory",
 )
 def update_memory(memory_id: str, body: MemoryUpdate, engine: EngineDep) -> Memory:
-    memory = engine.backends.update(memory_id, body)
+    memory = engine.memory.update(memory_id, body)
     if memory is None:
         raise _missing(memory_id)
     return memory
@@ -138,7 +138,7 @@ def pin_memory(memory_id: str, body: MemoryPin, engine: EngineDep) -> Memory:
     """Pin a memory into the profile (``pinned: true``: injected with every request),
     keep it out of it (``false``: recalled only when relevant), or let its category
     decide again (``null``). The memory comes back with ``profile`` as it now is."""
-    memory = engine.memories.pin(memory_id, body.pinned)
+    memory = engine.memory.pin(memory_id, body.pinned)
     if memory is None:
         raise _missing(memory_id)
     return memory
@@ -146,6 +146,6 @@ def pin_memory(memory_id: str, body: MemoryPin, engine: EngineDep) -> Memory:
 
 @router.delete("/{memory_id}", status_code=204, responses=errors(404), operation_id="deleteMemory")
 def delete_memory(memory_id: str, engine: EngineDep) -> Response:
-    if not engine.backends.delete(memory_id):
+    if not engine.memory.delete(memory_id):
         raise _missing(memory_id)
     return Response(status_code=204)

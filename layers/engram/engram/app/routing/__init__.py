@@ -1,10 +1,11 @@
-"""Memory backends (SPEC section 8): libSQL, the default, as a ``MemoryBackend``; the
-manager that routes to a primary and a fallback chain (the rules settings keep:
-``models.backends.check_backends``).
+"""Where memories live: libSQL, the default, as a ``MemoryBackend``; the manager that
+routes to a primary and a fallback chain (the rules settings keep:
+``models.backends.check_backends``); the gateway every edge reaches memory through.
 Remote backends are adapters (``engram.adapters.backends``), built through the
 ``BackendFactory`` port."""
 
+from engram.app.routing.gateway import WHERE, MemoryGateway
 from engram.app.routing.libsql_backend import LIBSQL, LibsqlBackend
 from engram.app.routing.manager import BackendManager
 
-__all__ = ["LIBSQL", "BackendManager", "LibsqlBackend"]
+__all__ = ["LIBSQL", "WHERE", "BackendManager", "LibsqlBackend", "MemoryGateway"]
