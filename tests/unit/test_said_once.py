@@ -1,9 +1,9 @@
 """A fact is not injected beside the stored turn it was learnt from: the rule of
-retrieval's budget walk (``_fit_budget``), on ranked candidates."""
+retrieval's budget walk (``fit_recall``), on ranked candidates."""
 
 from datetime import UTC, datetime
 
-from engram.app.retrieval import _Candidate, _fit_budget, _fit_profile
+from engram.app.tiers import Candidate, fit_profile, fit_recall
 from engram.domain.models import Memory, MemoryType
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
@@ -29,8 +29,8 @@ def turn(key: str, owner: str = "k1", content: str | None = None) -> Memory:
 
 
 def kept(*memories: Memory, limit: int = 10, budget: int = 10_000) -> list[str]:
-    ranked = [_Candidate(m, "hybrid") for m in memories]
-    results, _ = _fit_budget(ranked, budget, limit)
+    ranked = [Candidate(m, "hybrid") for m in memories]
+    results, _ = fit_recall(ranked, budget, limit)
     return [c.memory.key for c, _ in results]
 
 
@@ -62,14 +62,14 @@ def test_the_profile_keeps_its_order_within_its_budget():
     """The profile is fitted on its own: what does not fit is skipped, what follows
     and fits still goes in, and no turn is involved."""
     rules = [
-        _Candidate(memory("instruction:length", content="keep answers short"), "profile"),
-        _Candidate(memory("identity:bio", content="word " * 400), "profile"),
-        _Candidate(memory("health:diet", content="is vegetarian"), "profile"),
+        Candidate(memory("instruction:length", content="keep answers short"), "profile"),
+        Candidate(memory("identity:bio", content="word " * 400), "profile"),
+        Candidate(memory("health:diet", content="is vegetarian"), "profile"),
     ]
-    chosen, used = _fit_profile(rules, 20)
+    chosen, used = fit_profile(rules, 20)
     assert [c.memory.key for c, _ in chosen] == ["instruction:length", "health:diet"]
     assert used == sum(tokens for _, tokens in chosen) <= 20
-    assert _fit_profile(rules, 0) == ([], 0)
+    assert fit_profile(rules, 0) == ([], 0)
 
 
 def test_only_the_same_owners_turn_counts():

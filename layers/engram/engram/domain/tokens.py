@@ -1,8 +1,14 @@
-"""Token estimate shared by retrieval budgets, stats and summarization."""
+"""Token estimate shared by retrieval budgets, stats and summarization, and the one walk
+that fits ranked items into a budget."""
 
 from __future__ import annotations
 
-__all__ = ["CHARS_PER_TOKEN", "estimate_tokens"]
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+__all__ = ["CHARS_PER_TOKEN", "estimate_tokens", "fit"]
+
+T = TypeVar("T")
 
 # The reference's estimate: cheap and provider-neutral. Storage computes the same in
 # SQL for its totals, from this constant.
@@ -12,3 +18,22 @@ CHARS_PER_TOKEN = 4
 def estimate_tokens(text: str) -> int:
     """ceil(len(text) / CHARS_PER_TOKEN)."""
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def fit(
+    ranked: Sequence[T], cost: Callable[[T], int], budget: int, limit: int
+) -> list[tuple[T, int]]:
+    """The items, in their order, that fit ``budget`` tokens, at most ``limit`` of them,
+    each with its cost. An item that does not fit is skipped and the ones after it keep
+    their chance: a long memory never keeps shorter, lower-ranked ones out."""
+    chosen: list[tuple[T, int]] = []
+    used = 0
+    for item in ranked:
+        if len(chosen) >= limit:
+            break
+        tokens = cost(item)
+        if used + tokens > budget:
+            continue
+        chosen.append((item, tokens))
+        used += tokens
+    return chosen

@@ -50,7 +50,6 @@ from engram.domain.models import (
     MemoryUpdate,
     RetrievalRequest,
     RetrievalResult,
-    RetrievedMemory,
     UpsertOutcome,
 )
 from engram.domain.models.backends import (
@@ -60,6 +59,7 @@ from engram.domain.models.backends import (
     backend_kind,
     check_backends,
 )
+from engram.domain.tokens import fit
 from engram.ports import BackendFactory, BackendLifecycle, MemoryBackend
 
 __all__ = ["BackendManager"]
@@ -349,15 +349,9 @@ def _answered(
     profile_used = sum(m.tokens for m in profile)
     recall = [m for m in result.results if m.tier != "profile"]
     left = budget - profile_used
-    chosen: list[RetrievedMemory] = []
-    used = 0
-    for memory in recall if left > 0 else []:
-        if len(chosen) >= request.limit:
-            break
-        if used + memory.tokens > left:
-            continue
-        chosen.append(memory)
-        used += memory.tokens
+    walked = fit(recall, lambda m: m.tokens, left, request.limit) if left > 0 else []
+    chosen = [memory for memory, _ in walked]
+    used = sum(tokens for _, tokens in walked)
     if not chosen and left > 0 and recall:
         chosen, used = [recall[0]], recall[0].tokens
     resolution = result.resolution
