@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
-import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -23,12 +21,13 @@ from typing import Any, Protocol
 
 from engram.app.health import FailureLog
 from engram.app.settings import SettingsStore
+from engram.domain import messages as request_body
 from engram.domain.errors import EngramError, log_safe
 from engram.domain.injection import inject
+from engram.domain.messages import last_user_text, opted_out, resolve_provider
 from engram.domain.models import (
     MAX_CONTENT_CHARS,
     MAX_CONTEXT_CHARS,
-    MAX_CONTEXT_TURNS,
     ChatOptions,
     ExtractionJob,
     InjectionMode,
@@ -58,171 +57,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_OPT_OUT = {"true", "1", "yes"}
-_O1_FAMILY = re.compile(r"^o1(?:$|-mini|-preview|-\d)", re.IGNORECASE)
 # Response headers worth passing back; hop-by-hop and length headers are not.
 _PASS_HEADERS = ("content-type", "openai-processing-ms", "x-request-id", "retry-after")
 # Retrieval reads at most this much of the last user message as its query.
 _MAX_QUERY_CHARS = 16_000
-
-
-def opted_out(header_value: str | None) -> bool:
-    """``x-engram-no-memory: true|1|yes`` (any case) turns memory off for one request."""
-    return (header_value or "").strip().lower() in _OPT_OUT
-
-
-def resolve_provider(model: str | None, configured: str | None = None) -> str | None:
-    """The provider whose injection rule applies.
-
-    1. ``ENGRAM_UPSTREAM_PROVIDER`` when set (the upstream serves one provider);
-    2. the ``provider/`` prefix of the model id (``glm/glm-4.5`` -> ``glm``), as
-       routers such as OmniRoute name models;
-    3. the o1 family by model id (``o1``, ``o1-mini``, ``o1-preview``, ``o1-2024-12-17``),
-       which rejects system messages whoever serves it;
-    4. otherwise unknown (None), which accepts a system message.
-    """
-    if configured:
-        return configured.strip().lower()
-    if not model:
-        return None
-    if "/" in model:
-        return model.split("/", 1)[0].strip().lower() or None
-    if _O1_FAMILY.match(model):
-        return "o1"
-    return None
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts: keep the text ones (and only text)
-        return "\n".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type") == "text"
-            and isinstance(part.get("text"), str)
-        )
-    return ""
-
-
-def last_user_text(body: Mapping[str, Any]) -> str:
-    return _last_user(body)[0]
-
-
-def _last_user(body: Mapping[str, Any]) -> tuple[str, str | None]:
-    """The last user message's text, and its ``name`` when it has a usable one."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return "", None
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return _text_of(message.get("content")), _usable_name(message)
-    return "", None
-
-
-def _said(body: Mapping[str, Any]) -> list[str]:
-    """The texts the request's messages carry: a stored turn saying one of them is
-    already in the prompt, and is not recalled beside it."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return []
-    return [
-        _text_of(m.get("content"))
-        for m in messages
-        if isinstance(m, dict) and m.get("role") in _SIDES
-    ]
-
-
-def _continues(body: Mapping[str, Any]) -> bool:
-    """Whether the request carries on an answer already begun: an assistant or tool
-    message after the user's last one (tool results, a prefilled answer). That user
-    message was read, and stored, with the request that began the answer."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return False
-    for message in reversed(messages):
-        role = message.get("role") if isinstance(message, dict) else None
-        if role == "user":
-            return False
-        if role in ("assistant", "tool", "function"):
-            return True
-    return False
-
-
-def _usable_name(message: Mapping[str, Any]) -> str | None:
-    name = message.get("name")
-    name = name.strip() if isinstance(name, str) else ""
-    return name if 0 < len(name) <= 64 else None
-
-
-# At most this many opening messages of the assistant are stored with a first exchange.
-MAX_OPENING_TURNS = 3
-_SIDES = ("user", "assistant")
-
-
-def _opening(body: Mapping[str, Any]) -> list[tuple[str, str | None]]:
-    """The assistant's messages that open the conversation (a greeting, a persona's first
-    words, the other side speaking first) when this request holds its first user message:
-    no answer through the proxy ever carried them. Later requests repeat them in their
-    history, but those hold an earlier user message, so the opening is taken once."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return []
-    spoken = [m for m in messages if isinstance(m, dict) and m.get("role") in _SIDES]
-    roles = [m.get("role") for m in spoken]
-    if roles.count("user") != 1:
-        return []
-    opening = [(_text_of(m.get("content")), _usable_name(m)) for m in spoken[: roles.index("user")]]
-    return [(text, name) for text, name in opening if text.strip()][-MAX_OPENING_TURNS:]
-
-
-def _context(body: Mapping[str, Any]) -> list[tuple[str, str, str | None]]:
-    """The messages before the user's last one (the newest few), as (role, text, name):
-    what an extractor reads to know what "this", "there" and "it" are."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return []
-    spoken = [m for m in messages if isinstance(m, dict) and m.get("role") in _SIDES]
-    last_user = max((i for i, m in enumerate(spoken) if m.get("role") == "user"), default=-1)
-    before = spoken[:last_user] if last_user >= 0 else spoken
-    said = [(str(m["role"]), _text_of(m.get("content")), _usable_name(m)) for m in before]
-    return [(role, text, name) for role, text, name in said if text.strip()][-MAX_CONTEXT_TURNS:]
-
-
-def _assistant_name(body: Mapping[str, Any]) -> str | None:
-    """The name the client gives the assistant: the ``name`` of its latest message in the
-    history that has one (a persona, the other side of a conversation), else None."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return None
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            name = _usable_name(message)
-            if name is not None:
-                return name
-    return None
-
-
-def _answer_of(payload: bytes) -> str:
-    try:
-        content = json.loads(payload)["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        return ""
-    return content if isinstance(content, str) else ""
-
-
-def _delta_of(line: str) -> str:
-    if not line.startswith("data:"):
-        return ""
-    data = line[5:].strip()
-    if not data or data == "[DONE]":
-        return ""
-    try:
-        content = json.loads(data)["choices"][0]["delta"].get("content")
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return ""
-    return content if isinstance(content, str) else ""
 
 
 class Retrieval(Protocol):
@@ -294,7 +132,7 @@ class ChatService:
             self.prepare,
             api_key_id,
             body,
-            provider=resolve_provider(body.get("model"), self.provider),
+            provider=request_body.resolve_provider(body.get("model"), self.provider),
             session_id=options.session_id,
             scope=scope,
             opt_out=options.opt_out,
@@ -344,7 +182,7 @@ class ChatService:
             upstream.status_code,
             headers,
             body=content,
-            finish=functools.partial(enqueue, _answer_of(content)),
+            finish=functools.partial(enqueue, request_body.answer_of(content)),
         )
 
     async def models(self) -> ChatReply:
@@ -394,7 +232,7 @@ class ChatService:
         read_answer = settings.extract_from == "both"
         conversation = settings.store_conversation
         try:
-            query = last_user_text(body)
+            query = request_body.last_user_text(body)
             result = self.retriever.retrieve(
                 api_key_id,
                 RetrievalRequest(
@@ -402,7 +240,7 @@ class ChatService:
                     session_id=session_id,
                     scope=scope,
                     strategy=strategy,
-                ).saying(_said(body)),
+                ).saying(request_body.said(body)),
             )
             if not result.results:
                 return PreparedChat(
@@ -445,11 +283,11 @@ class ChatService:
             by_alias=False, exclude_unset=True, exclude={"messages", "model", "injection_mode"}
         )
         if not request.query:
-            wanted["query"] = last_user_text(body)[:_MAX_QUERY_CHARS]
-        retrieval = RetrievalRequest.model_validate(wanted).saying(_said(body))
+            wanted["query"] = request_body.last_user_text(body)[:_MAX_QUERY_CHARS]
+        retrieval = RetrievalRequest.model_validate(wanted).saying(request_body.said(body))
         result = self.retriever.preview(api_key_id, retrieval)
         mode = request.injection_mode or self.settings.get().injection_mode
-        provider = resolve_provider(request.model, self.provider)
+        provider = request_body.resolve_provider(request.model, self.provider)
         injected = inject(body, result.results, provider, cache_safe=mode == "cacheSafe")
         return PreviewResult(
             **dict(result),
@@ -477,13 +315,13 @@ class ChatService:
         """
         # A request carrying on an answer (tool results) reads only the answer: the user's
         # message and the opening came with the request that began it.
-        continuing = _continues(body)
-        said, name = ("", None) if continuing else _last_user(body)
+        continuing = request_body.continues(body)
+        said, name = ("", None) if continuing else request_body.last_user(body)
         # With the assistant's words read and the turns stored, the assistant's opening
         # messages are turns of the conversation too.
         reads_assistant = bool(answer) if read_answer is None else read_answer
         wanted = conversation and reads_assistant and not continuing
-        opening = _opening(body) if wanted else []
+        opening = request_body.opening(body) if wanted else []
         # An opening is at most what a stored turn keeps (its beginning), so that three of
         # them with the exchange still fit one queue message.
         opening_turns = [
@@ -494,7 +332,7 @@ class ChatService:
             JobTurn(role=role, text=redact(newest(text)), name=who)
             for role, text, who in (
                 ("user", said, name),
-                ("assistant", answer, _assistant_name(body)),
+                ("assistant", answer, request_body.assistant_name(body)),
             )
             if text.strip()
         ]
@@ -503,7 +341,7 @@ class ChatService:
         # The newest part of each earlier message: what "this", "there" or "it" points to.
         context = [
             JobTurn(role=role, text=redact(text)[-MAX_CONTEXT_CHARS:], name=who)
-            for role, text, who in _context(body)
+            for role, text, who in request_body.context(body)
         ]
         return ExtractionJob(
             api_key_id=api_key_id,
@@ -528,10 +366,10 @@ async def _relay(
             if extract:
                 pending += chunk.decode("utf-8", errors="replace")
                 *lines, pending = pending.split("\n")
-                answer += [_delta_of(line) for line in lines]
+                answer += [request_body.delta_of(line) for line in lines]
     finally:
         await upstream.aclose()
-    await enqueue("".join(answer) + _delta_of(pending))
+    await enqueue("".join(answer) + request_body.delta_of(pending))
 
 
 def _passed_headers(upstream: UpstreamResponse, injected: int) -> dict[str, str]:
