@@ -16,7 +16,7 @@ import pytest
 from engram.adapters.libsql import Database, KeywordIndexCache, SearchRepository
 from engram.adapters.libsql.fts import query_terms
 from engram.adapters.libsql.fts5_tokens import Fts5Tokenizer, Tokens
-from engram.adapters.libsql.keyword_index import OwnerKeywords, Query
+from engram.adapters.libsql.postings import OwnerKeywords, Query
 from engram.domain.models import MemoryCreate, MemoryUpdate, OwnerFilter, RetrievalRequest, Strategy
 
 WORDS = (
