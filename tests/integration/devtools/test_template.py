@@ -34,7 +34,7 @@ def layer(layers):
 def test_the_layer_is_built_without_touching_the_checkout(layers):
     checkout = ROOT / "layers"
     assert not (checkout / "engram" / "shared").exists()
-    assert (layers / "engram" / "engram" / "wiring.py").is_file()
+    assert (layers / "engram" / "engram" / "wiring" / "__init__.py").is_file()
     assert (layers / "engram" / "shared" / "http" / "app.py").is_file()
     assert not (layers / "engram" / "shared" / "devtools").exists()  # tooling stays out
 

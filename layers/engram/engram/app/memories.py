@@ -11,13 +11,10 @@ forgotten, retired) is announced to the other indexes and caches (``on_remove``)
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
-from typing import TypeVar
 
 from engram.app.conversation import turn_memories
 from engram.app.health import FailureLog
@@ -43,7 +40,7 @@ from engram.domain.models import (
 )
 from engram.domain.models.common import from_millis, to_millis
 from engram.domain.models.facts import Extraction, ExtractionRequest, KnownFact, SpokenTurn
-from engram.domain.redaction import redact, redact_value
+from engram.domain.writes import derive_key, not_expired, redacted
 from engram.ports import (
     Extractor,
     FactHistory,
@@ -54,7 +51,8 @@ from engram.ports import (
     UnitOfWork,
 )
 
-__all__ = ["HEALTH_OWNER", "MemoryService", "derive_key", "prepare_write"]
+__all__ = ["HEALTH_OWNER", "MemoryService"]
+
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +60,6 @@ log = logging.getLogger(__name__)
 HEALTH_OWNER = "engram:health-check"
 # An embedding job names at most this many memories (EmbeddingJob.memory_ids).
 _IDS_PER_JOB = 500
-
-
-def derive_key(content: str) -> str:
-    """The upsert key of a memory given without one: identical content, one memory."""
-    return "memory:" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:16]
 
 
 class MemoryService:
@@ -105,8 +98,8 @@ class MemoryService:
 
     def upsert(self, item: MemoryCreate) -> UpsertOutcome:
         now = self.now_ms()
-        item = _redacted(item)
-        _not_expired(item.expires_at, now)
+        item = redacted(item)
+        not_expired(item.expires_at, now)
         outcome = self.store.upsert(item, item.key or derive_key(item.content), now)
         self.request_vectors(item.api_key_id, _fresh([outcome]))
         return outcome
@@ -123,9 +116,9 @@ class MemoryService:
     def _upsert_all(self, items: list[MemoryCreate], now: int) -> list[UpsertOutcome]:
         ready = []
         for index, item in enumerate(items):
-            item = _redacted(item)
+            item = redacted(item)
             try:
-                _not_expired(item.expires_at, now)
+                not_expired(item.expires_at, now)
             except InvalidInputError as exc:
                 # Name the item, so a caller importing thousands can find it.
                 field = f"[{index}].{exc.field}" if exc.field else f"[{index}]"
@@ -138,8 +131,8 @@ class MemoryService:
         self, memory_id: str, changes: MemoryUpdate, api_key_id: str | None = None
     ) -> Memory | None:
         now = self.now_ms()
-        changes = _redacted(changes)
-        _not_expired(changes.expires_at, now)
+        changes = redacted(changes)
+        not_expired(changes.expires_at, now)
         outcome = self.store.update(memory_id, api_key_id, changes, now)
         if outcome is None:
             return None
@@ -313,7 +306,7 @@ class MemoryService:
             # The turns themselves, as said at the chat's time (retention counts from it).
             said = self.now_ms() if job.at is None else min(to_millis(job.at), self.now_ms())
             for item in turn_memories(job):
-                outcomes.append(self.store.upsert(_redacted(item), item.key or "", said))
+                outcomes.append(self.store.upsert(redacted(item), item.key or "", said))
             self.ledger.mark(job.request_id, job.kind, self.now_ms())
         self._request_for(outcomes, f"{job.request_id}.embed")
         self._announce(retired)
@@ -376,35 +369,5 @@ def _duplicate(job: ExtractionJob) -> ExtractionOutcome:
     )
 
 
-def _not_expired(expires_at: datetime | None, now_ms: int) -> None:
-    """A memory written already expired would be stored and never seen: refuse it."""
-    if expires_at is not None and to_millis(expires_at) <= now_ms:
-        raise InvalidInputError("expiresAt is in the past", field="expiresAt")
-
-
 def _fresh(outcomes: list[UpsertOutcome]) -> list[str]:
     return [o.memory.id for o in outcomes if o.created or o.content_changed]
-
-
-_Write = TypeVar("_Write", MemoryCreate, MemoryUpdate)
-
-
-def _redacted(item: _Write) -> _Write:
-    """``item`` with every secret-shaped value in its content, key and metadata replaced."""
-    changes: dict[str, object] = {}
-    if item.content is not None and (clean := redact(item.content)) != item.content:
-        changes["content"] = clean
-    if item.key is not None and (clean_key := redact(item.key)) != item.key:
-        changes["key"] = clean_key
-    if item.metadata:
-        clean_meta = redact_value(item.metadata)
-        if clean_meta != item.metadata:
-            changes["metadata"] = clean_meta
-    return item.model_copy(update=changes) if changes else item
-
-
-def prepare_write(item: _Write, now_ms: int) -> _Write:
-    """A write as every backend receives it: secrets redacted, not already expired."""
-    item = _redacted(item)
-    _not_expired(item.expires_at, now_ms)
-    return item

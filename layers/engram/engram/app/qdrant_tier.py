@@ -3,7 +3,6 @@ search, cleanup and status. The store itself is an adapter (a ``PointStore``).""
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -12,11 +11,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
-from pydantic import ValidationError
 
 from engram.app.embedding import ActiveEmbedder
 from engram.app.health import FailureLog
-from engram.app.settings import SettingsStore
+from engram.app.settings import QdrantSettingsStore, SettingsStore
 from engram.domain.errors import (
     ConflictError,
     DimensionMismatch,
@@ -42,13 +40,12 @@ from engram.ports import (
     DenseScores,
     PointStore,
     PointStoreFactory,
-    SettingsDocuments,
     UnitOfWork,
     VectorRows,
     Vectors,
 )
 
-__all__ = ["QdrantService", "QdrantSettingsStore", "QdrantTier", "payload_of"]
+__all__ = ["QdrantService", "QdrantTier", "payload_of"]
 
 log = logging.getLogger(__name__)
 # Seconds retrieval leaves Qdrant out after a failed search (or health probe).
@@ -72,42 +69,6 @@ def payload_of(memory: Memory) -> dict[str, Any]:
         "updatedAtUnix": memory.updated_at.timestamp(),
         "expiresAtUnix": None if memory.expires_at is None else memory.expires_at.timestamp(),
     }
-
-
-class QdrantSettingsStore:
-    """The ``qdrant`` settings document; the API key is kept, never returned."""
-
-    NAMESPACE = "qdrant"
-
-    def __init__(
-        self, documents: SettingsDocuments, uow: UnitOfWork, now_ms: Callable[[], int]
-    ) -> None:
-        self.documents = documents
-        self.uow = uow
-        self.now_ms = now_ms
-        self._lock = threading.Lock()
-
-    def get(self) -> QdrantSettings:
-        raw = self.documents.load(self.NAMESPACE)
-        if raw is None:
-            return QdrantSettings()
-        return QdrantSettings.model_validate(json.loads(raw))
-
-    def update(self, changes: QdrantSettingsUpdate) -> QdrantSettings:
-        with self._lock, self.uow.transaction():
-            current = self.get()
-            merged = current.model_dump(by_alias=False)
-            merged["api_key"] = current.api_key.get_secret_value() if current.api_key else None
-            for name, value in changes.model_dump(by_alias=False, exclude_unset=True).items():
-                merged[name] = value
-            if merged.get("api_key") == "":
-                merged["api_key"] = None
-            try:
-                updated = QdrantSettings.model_validate(merged)
-            except ValidationError as exc:
-                raise InvalidInputError(str(exc)) from exc
-            self.documents.save(self.NAMESPACE, json.dumps(merged), self.now_ms())
-            return updated
 
 
 class QdrantTier:

@@ -1,4 +1,5 @@
-"""Per-deployment memory settings, stored as a document and cached in process.
+"""Per-deployment settings documents: the memory settings (cached in process) and the
+Qdrant tier's.
 
 Writes through this process refresh the cache at once; another process (another
 Lambda instance) sees them within ``ttl_s``.
@@ -15,7 +16,12 @@ from collections.abc import Callable
 from pydantic import ValidationError
 
 from engram.domain.errors import InvalidInputError
-from engram.domain.models import MemorySettings, MemorySettingsUpdate
+from engram.domain.models import (
+    MemorySettings,
+    MemorySettingsUpdate,
+    QdrantSettings,
+    QdrantSettingsUpdate,
+)
 from engram.domain.models.backends import check_backends
 from engram.domain.models.settings import merge_backend_configs
 from engram.ports import SettingsDocuments, UnitOfWork
@@ -23,7 +29,7 @@ from engram.ports import SettingsDocuments, UnitOfWork
 # Changing any of these checks the backends again (names, chain, required fields).
 _BACKEND_FIELDS = {"primary_backend", "fallback_backends", "backend_configs"}
 
-__all__ = ["SettingsStore"]
+__all__ = ["QdrantSettingsStore", "SettingsStore"]
 
 log = logging.getLogger(__name__)
 
@@ -114,3 +120,39 @@ class SettingsStore:
             # A hand-edited or future-format row must not take the service down.
             log.warning("stored memory settings are unreadable; using defaults")
             return MemorySettings()
+
+
+class QdrantSettingsStore:
+    """The ``qdrant`` settings document; the API key is kept, never returned."""
+
+    NAMESPACE = "qdrant"
+
+    def __init__(
+        self, documents: SettingsDocuments, uow: UnitOfWork, now_ms: Callable[[], int]
+    ) -> None:
+        self.documents = documents
+        self.uow = uow
+        self.now_ms = now_ms
+        self._lock = threading.Lock()
+
+    def get(self) -> QdrantSettings:
+        raw = self.documents.load(self.NAMESPACE)
+        if raw is None:
+            return QdrantSettings()
+        return QdrantSettings.model_validate(json.loads(raw))
+
+    def update(self, changes: QdrantSettingsUpdate) -> QdrantSettings:
+        with self._lock, self.uow.transaction():
+            current = self.get()
+            merged = current.model_dump(by_alias=False)
+            merged["api_key"] = current.api_key.get_secret_value() if current.api_key else None
+            for name, value in changes.model_dump(by_alias=False, exclude_unset=True).items():
+                merged[name] = value
+            if merged.get("api_key") == "":
+                merged["api_key"] = None
+            try:
+                updated = QdrantSettings.model_validate(merged)
+            except ValidationError as exc:
+                raise InvalidInputError(str(exc)) from exc
+            self.documents.save(self.NAMESPACE, json.dumps(merged), self.now_ms())
+            return updated

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,9 +33,10 @@ import numpy as np
 from engram.app.embedding import ActiveEmbedder
 from engram.app.health import FailureLog
 from engram.app.qdrant_tier import QdrantService
+from engram.app.vector_upkeep import VectorMaintenance, signature_of
 from engram.domain.errors import DimensionMismatch, EmbeddingError, EngramError
 from engram.domain.models import EmbeddingJob, OwnerFilter, ReindexRequest, ReindexResult
-from engram.ports import DenseScores, Embedder, VectorRows, Vectors, VectorTier
+from engram.ports import DenseScores, VectorRows, Vectors, VectorTier
 
 __all__ = [
     "DenseAnswer",
@@ -50,81 +51,10 @@ log = logging.getLogger(__name__)
 # second; a remote endpoint pays a round trip per batch, so it gets a smaller one.
 LAZY_BATCH_LOCAL = 512
 LAZY_BATCH_REMOTE = 32
-OnStored = Callable[[list[int], Vectors], None]
 # Owners remembered as having nothing to embed (a small int each; forgotten all at once).
 _SETTLED_OWNERS = 10_000
 # How a failure of the configured embedder to be built here is worded (and recognised).
 _UNAVAILABLE = "unavailable"
-
-
-def signature_of(embedder: Embedder, int8: bool) -> str:
-    base = f"{embedder.source}:{embedder.model}:{embedder.dim}"
-    return base + (":int8" if int8 else "")
-
-
-@dataclass
-class VectorMaintenance:
-    """Keeps stored vectors in step with one embedder."""
-
-    rows: VectorRows
-    embedder: Embedder
-    int8: bool
-    now_ms: Callable[[], int]
-
-    @property
-    def signature(self) -> str:
-        return signature_of(self.embedder, self.int8)
-
-    def signature_matches(self) -> bool:
-        return self.rows.meta().signature == self.signature
-
-    def ensure_signature(self) -> bool:
-        """True when the stored vectors were reset because the embedding changed."""
-        if self.signature_matches():
-            return False
-        pending = self.rows.reset(self.signature, self.embedder.dim, self.now_ms())
-        log.info(
-            "embedding signature changed to %s: %d memories to re-embed", self.signature, pending
-        )
-        return True
-
-    def embed_pending(
-        self,
-        owner: str | None,
-        limit: int,
-        on_stored: OnStored | None = None,
-        ids: Sequence[str] | None = None,
-    ) -> int:
-        """Embed up to ``limit`` memories waiting for a vector (only those of ``ids`` when
-        given); returns how many were stored.
-
-        ``on_stored`` gets the seqs written and their vectors (the Qdrant mirror).
-        """
-        rows = self.rows.pending(owner, limit, ids)
-        if not rows:
-            return 0
-        vectors = self.embedder.embed([r.content for r in rows])
-        written = self.rows.store(list(zip(rows, vectors, strict=True)), self.int8)
-        if written and on_stored is not None:
-            kept = set(written)
-            on_stored(
-                written,
-                np.stack([v for r, v in zip(rows, vectors, strict=True) if r.seq in kept]),
-            )
-        return len(written)
-
-    def reindex(
-        self, max_seconds: float, batch: int = 256, on_stored: OnStored | None = None
-    ) -> int:
-        """Embed pending memories in batches until none remain or time is up."""
-        deadline = time.monotonic() + max_seconds
-        done = 0
-        while time.monotonic() < deadline:
-            stored = self.embed_pending(None, batch, on_stored)
-            done += stored
-            if stored == 0:
-                break
-        return done
 
 
 @dataclass

@@ -28,7 +28,7 @@ from typing import Any
 from engram.app.conversation import turn_memories
 from engram.app.health import FailureLog
 from engram.app.learning import fact_items
-from engram.app.memories import MemoryService, derive_key, prepare_write
+from engram.app.memories import MemoryService
 from engram.app.routing.libsql_backend import LIBSQL, LibsqlBackend
 from engram.app.settings import SettingsStore
 from engram.domain.errors import (
@@ -60,6 +60,7 @@ from engram.domain.models.backends import (
     check_backends,
 )
 from engram.domain.tokens import fit
+from engram.domain.writes import derive_key, prepare_write
 from engram.ports import BackendFactory, BackendLifecycle, MemoryBackend
 
 __all__ = ["BackendManager"]

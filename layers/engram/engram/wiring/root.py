@@ -1,21 +1,10 @@
-"""The composition root: the one place that builds adapters and plugs them into the
-engine's use cases.
-
-``open_engine`` makes a new engine (tests, CLI); ``build_engine`` caches one per
-database URL for the life of the process, which is what a Lambda container or
-the local server wants: the connection and the migrations check happen once.
-
-Queues follow one rule: a queue URL means SQS; without one, the local stack
-processes jobs in a worker thread, and a Lambda function processes them inline
-(a thread would freeze with the instance between invocations).
-"""
+"""The composition root's body: ``open_engine`` and what it builds (the package's
+docstring says what the composition root is)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
 
 from engram.adapters.backends import build_backend
 from engram.adapters.embeddings.assets import DEFAULT_DIR, STATIC_MODEL, TRANSFORMERS_MODEL
@@ -48,12 +37,10 @@ from engram.adapters.libsql import (
 from engram.adapters.libsql.database import database_file
 from engram.adapters.libsql.hrana import is_remote_url
 from engram.adapters.libsql.migrate import applied_versions
-from engram.adapters.llm_extractor import HttpExtractionModel
 from engram.adapters.process_extractor import OutOfProcess
-from engram.adapters.queues import InlineQueue, InProcessQueue, SqsQueue
+from engram.adapters.queues import InProcessQueue
 from engram.adapters.rerank import RerankerFactory
 from engram.adapters.sealing import Sealer, sealer_for
-from engram.adapters.upstream import HttpUpstream, MissingUpstream
 from engram.app.apikeys import ApiKeyService
 from engram.app.chat import ChatService
 from engram.app.embedding import ActiveEmbedder
@@ -62,35 +49,36 @@ from engram.app.health import FailureLog
 from engram.app.jobs import JobService
 from engram.app.maintenance import Maintenance
 from engram.app.memories import MemoryService
-from engram.app.qdrant_tier import QdrantService, QdrantSettingsStore
+from engram.app.qdrant_tier import QdrantService
 from engram.app.retrieval import Retriever
 from engram.app.routing import BackendManager, LibsqlBackend
-from engram.app.settings import SettingsStore
+from engram.app.settings import QdrantSettingsStore, SettingsStore
 from engram.app.status import StatusService
 from engram.app.vectors import VectorService
 from engram.config import Config
-from engram.domain.models import Job, QdrantSettings, RetrievalRequest
+from engram.domain.models import RetrievalRequest
 from engram.domain.models.common import to_millis
 from engram.domain.models.facts import KnownFact
-from engram.domain.urlpolicy import same_origin
 from engram.engine import Clock, Engine, Queues, utc_now
 from engram.ports import (
     BackendFactory,
     EmbedderCatalog,
     ExtractionModel,
     Extractor,
-    JobQueue,
-    PointStore,
     Upstream,
     VectorTier,
+)
+from engram.wiring.edges import (
+    JobMode,
+    Late,
+    extraction_model_for,
+    point_store_for,
+    queue_for,
+    upstream_for,
 )
 
 __all__ = ["JobMode", "build_engine", "migrate", "open_database", "open_engine", "reset_engines"]
 
-# How jobs without a queue URL are processed: "auto" (a worker thread locally, inline in
-# Lambda), "manual" (held until someone drains the in-process queue: tests, benchmarks)
-# or "inline".
-JobMode = Literal["auto", "manual", "inline"]
 
 _engines: dict[str, Engine] = {}
 _lock = threading.Lock()
@@ -124,78 +112,9 @@ def migrate(config: Config) -> list[int]:
         db.close()
 
 
-@dataclass
-class _Late:
-    """The engine's job handler, for queues built before the engine they feed."""
-
-    engine: Engine | None = None
-
-    def __call__(self, job: Job) -> object:
-        assert self.engine is not None, "a job arrived before the engine was built"
-        return self.engine.jobs.handle(job)
-
-    def read_ahead(self, jobs: list[Job]) -> object:
-        assert self.engine is not None, "jobs arrived before the engine was built"
-        return self.engine.jobs.read_ahead(jobs)
-
-
-def _queue(
-    config: Config, url: str | None, mode: JobMode, late: _Late, *, reads: bool = False
-) -> JobQueue:
-    """``reads``: the queue of extraction jobs, whose batches are read ahead."""
-    if url:
-        return SqsQueue(url, endpoint_url=config.aws_endpoint_url)
-    if mode == "inline" or (mode == "auto" and config.in_lambda):
-        return InlineQueue(late)
-    return InProcessQueue(
-        late,
-        read_ahead=late.read_ahead if reads else None,
-        autostart=mode == "auto",
-        maxsize=0 if mode == "manual" else 10_000,
-    )
-
-
-def _upstream(config: Config) -> Upstream:
-    if not config.upstream_base_url:
-        return MissingUpstream()
-    key = config.upstream_api_key.get_secret_value() if config.upstream_api_key else None
-    return HttpUpstream(
-        config.upstream_base_url,
-        key,
-        timeout_s=config.upstream_timeout_s,
-        connect_timeout_s=config.upstream_connect_timeout_s,
-    )
-
-
-def _extraction_model(config: Config) -> ExtractionModel:
-    """The LLM extractor's endpoint client: the extractor's own key goes to any endpoint the
-    settings name; the upstream's key only to the upstream's own origin."""
-    upstream = config.upstream_base_url
-    own = config.extractor_api_key
-    upstream_key = config.upstream_api_key
-
-    def key_for(base_url: str) -> str | None:
-        if own is not None:
-            return own.get_secret_value()
-        if upstream_key is not None and upstream and same_origin(base_url, upstream):
-            return upstream_key.get_secret_value()
-        return None
-
-    return HttpExtractionModel(upstream, key_for, timeout_s=config.extractor_timeout_s)
-
-
 def _when(metadata: dict[str, object]) -> str | None:
     when = metadata.get("when")
     return when if isinstance(when, str) else None
-
-
-def _point_store(config: Config) -> Callable[[QdrantSettings], PointStore]:
-    def build(settings: QdrantSettings) -> PointStore:
-        from engram.adapters.qdrant_store import QdrantStore  # qdrant-client costs ~1 s to import
-
-        return QdrantStore(settings, config.data_dir)
-
-    return build
 
 
 def open_engine(
@@ -219,10 +138,10 @@ def open_engine(
         return to_millis(clock())
 
     failures = FailureLog(now_ms)
-    late = _Late()
+    late = Late()
     queues = Queues(
-        extraction=_queue(config, config.extraction_queue_url, jobs, late, reads=True),
-        embedding=_queue(config, config.embedding_queue_url, jobs, late),
+        extraction=queue_for(config, config.extraction_queue_url, jobs, late, reads=True),
+        embedding=queue_for(config, config.embedding_queue_url, jobs, late),
     )
     documents = SettingsDocumentsRepository(db, _sealer(config))
     settings = SettingsStore(documents, db, now_ms, ttl_s=config.settings_cache_ttl_s)
@@ -240,7 +159,7 @@ def open_engine(
     qdrant = QdrantService(
         QdrantSettingsStore(documents, db, now_ms),
         settings,
-        _point_store(config),
+        point_store_for(config),
         embeddings,
         rows,
         db,
@@ -284,7 +203,7 @@ def open_engine(
     extractor = ChosenExtractor(
         settings.get,
         rules,
-        extraction_model or _extraction_model(config),
+        extraction_model or extraction_model_for(config),
         ExtractorUsageRepository(db),
         ModelRules(worth_reading, suspicious, directive, acceptable),
         failures,
@@ -345,7 +264,7 @@ def open_engine(
         chat=ChatService(
             backends,
             settings,
-            upstream if upstream is not None else _upstream(config),
+            upstream if upstream is not None else upstream_for(config),
             queues.extraction,
             provider=config.upstream_provider,
             failures=failures,
