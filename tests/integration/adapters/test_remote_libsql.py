@@ -144,7 +144,8 @@ def test_a_request_waits_on_the_database_for_its_budget_in_all_then_fails_fast(
     which made a black-holed preview answer after 60 s), a background job holding the
     connection included; after repeated timeouts the breaker answers at once, and the
     first round trip after it re-opens lets the recovered server back in."""
-    monkeypatch.setattr(budget, "OPEN_S", 1.0)
+    clock = BreakerClock()
+    monkeypatch.setattr(budget, "breaker_clock", clock)
     with Relay("127.0.0.1", sqld.port) as relay:
         config = Config(
             db_url=relay.url, db_timeout_s=1.0, data_dir=tmp_path / "d", admin_token=SecretStr("t")
@@ -170,10 +171,23 @@ def test_a_request_waits_on_the_database_for_its_budget_in_all_then_fails_fast(
             assert max(waits) < 1.0 + 1.0, waits  # the budget, plus a second of slack
             assert waits[-1] < 0.3, waits  # the breaker: no wait at all
             relay.mode = "forward"
-            time.sleep(1.1)  # the breaker's open time
+            clock.advance(budget.OPEN_S)  # the breaker's open time, passed
             assert _until(lambda: client.get("/api/memory/health").status_code == 200, 5)
         finally:
             engine.close()
+
+
+class BreakerClock:
+    """The breaker's clock, moved on by the test instead of waited out."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
 
 
 def _swallow(action) -> None:
@@ -184,7 +198,8 @@ def _swallow(action) -> None:
 def test_sqld_killed_and_restarted_mid_run_fails_cleanly_and_loses_nothing(
     sqld, tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(budget, "OPEN_S", 0.2)  # the breaker, opened while sqld is down
+    clock = BreakerClock()  # the breaker, opened while sqld is down
+    monkeypatch.setattr(budget, "breaker_clock", clock)
     engine = open_engine(
         Config(db_url=sqld.url, db_timeout_s=2.0, data_dir=tmp_path / "data"), jobs="manual"
     )
@@ -195,7 +210,7 @@ def test_sqld_killed_and_restarted_mid_run_fails_cleanly_and_loses_nothing(
                 sqld.stop()
             if i == 40:
                 sqld.start()
-                time.sleep(0.3)  # the breaker lets the next round trip try again
+                clock.advance(budget.OPEN_S)  # the breaker lets the next round trip try again
             try:
                 memory = engine.memories.create(MemoryCreate(api_key_id="k1", content=f"fact {i}"))
                 acknowledged.append(memory.id)
