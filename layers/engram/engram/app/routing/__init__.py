@@ -7,5 +7,13 @@ Remote backends are adapters (``engram.adapters.backends``), built through the
 from engram.app.routing.gateway import WHERE, MemoryGateway
 from engram.app.routing.libsql_backend import LIBSQL, LibsqlBackend
 from engram.app.routing.manager import BackendManager
+from engram.app.routing.registry import BackendRegistry
 
-__all__ = ["LIBSQL", "WHERE", "BackendManager", "LibsqlBackend", "MemoryGateway"]
+__all__ = [
+    "LIBSQL",
+    "WHERE",
+    "BackendManager",
+    "BackendRegistry",
+    "LibsqlBackend",
+    "MemoryGateway",
+]

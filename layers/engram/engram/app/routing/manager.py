@@ -9,15 +9,15 @@ fallbacks (SPEC section 8, the reference's MemoryManager).
 - search: the primary first, then each fallback in order while backends fail.
 
 Backends are built from the stored settings (``primaryBackend``, ``fallbackBackends``,
-``backendConfigs``) by the ``BackendFactory`` port, rebuilt when their configuration
-changes. A search says which backend answered and why the ones before it did not
-(``resolution.backend``, ``backendFailures``); engine-status reports every backend's
-health. Memory never fails a chat: the chat path catches what a search raises.
+``backendConfigs``) and rebuilt when their configuration changes by the registry
+(``registry.py``); this module is the routing policy. A search says which backend
+answered and why the ones before it did not (``resolution.backend``,
+``backendFailures``); engine-status reports every backend's health. Memory never
+fails a chat: the chat path catches what a search raises.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable
@@ -30,6 +30,7 @@ from engram.app.health import FailureLog
 from engram.app.learning import fact_items
 from engram.app.memories import MemoryService
 from engram.app.routing.libsql_backend import LIBSQL, LibsqlBackend
+from engram.app.routing.registry import BackendRegistry
 from engram.app.settings import SettingsStore
 from engram.domain.errors import (
     BackendError,
@@ -61,7 +62,7 @@ from engram.domain.models.backends import (
 )
 from engram.domain.tokens import fit
 from engram.domain.writes import derive_key, prepare_write
-from engram.ports import BackendFactory, BackendLifecycle, MemoryBackend
+from engram.ports import BackendFactory, MemoryBackend
 
 __all__ = ["BackendManager"]
 
@@ -82,48 +83,24 @@ class BackendManager:
     ) -> None:
         self.settings = settings
         self.local = local
-        self.factory = factory
+        self.registry = BackendRegistry(settings, local, factory)
         self.memories = memories
         self.now_ms = now_ms
         self.failures = failures or FailureLog(now_ms)
         self._lock = threading.Lock()
-        # name -> (the configuration it was built from, the backend)
-        self._built: dict[str, tuple[str, MemoryBackend]] = {}
         self._sync = ThreadPoolExecutor(sync_workers, thread_name_prefix="engram-backend-sync")
         self._pending: set[Future[None]] = set()
 
-    # -- which backends ---------------------------------------------------------------------
+    # -- which backends (their lifecycle is the registry's) ----------------------------------
 
     def chain(self, settings: MemorySettings | None = None) -> list[str]:
-        settings = settings or self.settings.get()
-        return [settings.primary_backend, *settings.fallback_backends]
+        return self.registry.chain(settings)
 
     def backend(self, name: str, settings: MemorySettings | None = None) -> MemoryBackend:
-        """The backend ``name`` as configured now; ``BackendError`` when it cannot be built."""
-        if name == LIBSQL:
-            return self.local
-        settings = settings or self.settings.get()
-        config = settings.backend_configs.get(name, {})
-        if backend_kind(name, config) is None:
-            raise NotFoundError(f"no backend named {name}", field="name")
-        signature = json.dumps(config, sort_keys=True, default=str)
-        with self._lock:
-            built = self._built.get(name)
-            if built is not None and built[0] == signature:
-                return built[1]
-            try:
-                backend = self.factory(name, config)
-            except EngramError as exc:
-                raise BackendError(f"backend {name} is not usable: {exc.message}") from None
-            if isinstance(backend, BackendLifecycle):
-                backend.initialize()
-            self._built[name] = (signature, backend)
-        if built is not None:
-            _shutdown(built[1])
-        return backend
+        return self.registry.backend(name, settings)
 
     def primary(self) -> MemoryBackend:
-        return self.backend(self.settings.get().primary_backend)
+        return self.registry.primary()
 
     # -- create, list: the primary only -------------------------------------------------------
 
@@ -320,18 +297,7 @@ class BackendManager:
     def close(self) -> None:
         self.flush()
         self._sync.shutdown(wait=True)
-        with self._lock:
-            built, self._built = list(self._built.values()), {}
-        for _, backend in built:
-            _shutdown(backend)
-
-
-def _shutdown(backend: MemoryBackend) -> None:
-    if isinstance(backend, BackendLifecycle):
-        try:
-            backend.shutdown()
-        except Exception as exc:  # closing a client must not stop the rest closing
-            log.warning("backend %s did not shut down: %s", backend.name, log_safe(exc))
+        self.registry.close()
 
 
 def _answered(
