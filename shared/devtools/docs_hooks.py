@@ -23,18 +23,15 @@ def _records(docs_dir: Path) -> list[Path]:
     return sorted(p for p in (docs_dir / DECISIONS).glob("*.md") if p.name != "index.md")
 
 
-def _title(path: Path) -> str:
+def _heading(path: Path) -> tuple[str, str]:
+    """A record's title (its first ``# `` line) and status (its ``- Status:`` line)."""
+    title = status = None
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return path.stem
-
-
-def _status(path: Path) -> str:
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.lower().startswith("- status:"):
-            return line.split(":", 1)[1].strip()
-    return ""
+        if line.startswith("# ") and title is None:
+            title = line[2:].strip()
+        elif line.lower().startswith("- status:") and status is None:
+            status = line.split(":", 1)[1].strip()
+    return title or path.stem, status or ""
 
 
 def on_config(config: Any) -> Any:
@@ -61,9 +58,9 @@ def _decisions_list(docs_dir: Path) -> str:
     by_area: dict[str, list[str]] = {}
     for path in _records(docs_dir):
         area = path.stem.split("-", 1)[0].capitalize()
-        status = _status(path)
+        title, status = _heading(path)
         suffix = f" ({status})" if status and not status.startswith("Accepted") else ""
-        by_area.setdefault(area, []).append(f"- [{_title(path)}]({path.name}){suffix}")
+        by_area.setdefault(area, []).append(f"- [{title}]({path.name}){suffix}")
     return "\n\n".join(f"## {area}\n\n" + "\n".join(lines) for area, lines in by_area.items())
 
 

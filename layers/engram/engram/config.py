@@ -61,7 +61,7 @@ class Config(BaseSettings):
     upstream_base_url: str | None = Field(None, alias="ENGRAM_UPSTREAM_BASE_URL")
     upstream_api_key: SecretStr | None = Field(None, alias="ENGRAM_UPSTREAM_API_KEY")
     # The provider behind the upstream, when it serves one (decides system-role injection);
-    # otherwise it is read from the model id (see engram.app.chat.resolve_provider).
+    # otherwise it is read from the model id (see engram.domain.messages.resolve_provider).
     upstream_provider: str | None = Field(None, alias="ENGRAM_UPSTREAM_PROVIDER")
     upstream_timeout_s: float = Field(120.0, gt=0, le=900, alias="ENGRAM_UPSTREAM_TIMEOUT_S")
     upstream_connect_timeout_s: float = Field(

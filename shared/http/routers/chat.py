@@ -15,7 +15,8 @@ from fastapi.responses import StreamingResponse
 from pydantic import StringConstraints, WithJsonSchema
 from starlette.background import BackgroundTask
 
-from engram.app.chat import ChatReply, opted_out
+from engram.app.chat import ChatReply
+from engram.domain.messages import opted_out
 from engram.domain.models import (
     INJECTION_MODES,
     ChatCompletionRequest,

@@ -24,7 +24,6 @@ from engram.app.settings import SettingsStore
 from engram.domain import messages as request_body
 from engram.domain.errors import EngramError, log_safe
 from engram.domain.injection import inject
-from engram.domain.messages import last_user_text, opted_out, resolve_provider
 from engram.domain.models import (
     MAX_CONTENT_CHARS,
     MAX_CONTEXT_CHARS,
@@ -50,9 +49,6 @@ __all__ = [
     "ChatService",
     "PreparedChat",
     "Retrieval",
-    "last_user_text",
-    "opted_out",
-    "resolve_provider",
 ]
 
 log = logging.getLogger(__name__)

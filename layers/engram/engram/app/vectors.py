@@ -33,17 +33,12 @@ import numpy as np
 from engram.app.embedding import ActiveEmbedder
 from engram.app.health import FailureLog
 from engram.app.qdrant_tier import QdrantService
-from engram.app.vector_upkeep import VectorMaintenance, signature_of
+from engram.app.vector_upkeep import VectorMaintenance
 from engram.domain.errors import DimensionMismatch, EmbeddingError, EngramError
 from engram.domain.models import EmbeddingJob, OwnerFilter, ReindexRequest, ReindexResult
 from engram.ports import DenseScores, VectorRows, Vectors, VectorTier
 
-__all__ = [
-    "DenseAnswer",
-    "VectorMaintenance",
-    "VectorService",
-    "signature_of",
-]
+__all__ = ["DenseAnswer", "VectorService"]
 
 log = logging.getLogger(__name__)
 

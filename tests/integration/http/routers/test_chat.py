@@ -362,7 +362,7 @@ def test_models_are_passed_through(chat):
 
 
 def test_provider_resolution():
-    from engram.app.chat import resolve_provider
+    from engram.domain.messages import resolve_provider
 
     assert resolve_provider("glm/glm-4.5") == "glm"
     assert resolve_provider("o1-2024-12-17") == "o1"

@@ -82,7 +82,6 @@ class BackendManager:
         sync_workers: int = 2,
     ) -> None:
         self.settings = settings
-        self.local = local
         self.registry = BackendRegistry(settings, local, factory)
         self.memories = memories
         self.now_ms = now_ms
@@ -106,8 +105,8 @@ class BackendManager:
 
     def create(self, item: MemoryCreate) -> UpsertOutcome:
         primary = self.primary()
-        if primary is self.local:
-            return self.local.create(item)  # the memory use case redacts and checks it
+        if primary is self.registry.local:
+            return self.registry.local.create(item)  # the memory use case redacts and checks it
         item = prepare_write(item, self.now_ms())
         if item.key is None:
             item = item.model_copy(update={"key": derive_key(item.content)})
@@ -142,7 +141,7 @@ class BackendManager:
     ) -> Memory | None:
         names = self.chain()
         primary = self.backend(names[0])
-        if primary is not self.local:
+        if primary is not self.registry.local:
             changes = prepare_write(changes, self.now_ms())
         updated = primary.update(memory_id, owner, changes)
         self._follow(names[1:], "update", lambda b: b.update(memory_id, owner, changes))
@@ -220,7 +219,7 @@ class BackendManager:
         with its history (corrections retire facts); a remote primary receives the facts
         as memories keyed like libSQL's (the same fact again replaces its memory)."""
         primary = self.primary()
-        if primary is self.local:
+        if primary is self.registry.local:
             return self.memories.process_extraction(job)
         ledger = self.memories.ledger
         if ledger.seen(job.request_id):
