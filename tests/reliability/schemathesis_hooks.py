@@ -22,6 +22,10 @@ Nor that a model extractor needs a model: a generated "llm" or "rules+llm" witho
 ``extractorModel`` becomes "rules" (the model path: tests/integration/engine/
 test_llm_extractor.py).
 
+Nor every limit of an endpoint URL: the schema states its shape (scheme, host labels,
+port, path), not that a name stays within 253 characters or avoids a cloud metadata
+service. A schema-valid URL that the policy still refuses is removed (null) instead.
+
 And one guard for the generator itself: Hypothesis describes a filtered strategy's
 lambda by parsing its source (``ast.parse``), and CPython 3.11's AST constructor keeps
 its recursion depth per interpreter, not per thread: two workers parsing at once fail
@@ -39,7 +43,10 @@ from typing import Any
 import schemathesis
 from hypothesis.internal import lambda_sources
 
+from engram.domain.errors import InvalidInputError
 from engram.domain.models.hosts import HOST_PATTERN, MAX_HOST_CHARS
+from engram.domain.models.settings import MemorySettingsUpdate
+from engram.domain.urlpolicy import check_endpoint_url
 
 _describing = threading.Lock()
 _describe = lambda_sources.lambda_description
@@ -98,6 +105,28 @@ def _default_backends(case: Any) -> None:
         body["backendConfigs"] = {}
 
 
+_URL = MemorySettingsUpdate.model_json_schema(by_alias=True)["properties"]["customBaseUrl"][
+    "anyOf"
+][0]
+_URL_PATTERN = re.compile(_URL["pattern"])
+
+
+def _reachable_endpoints(case: Any) -> None:
+    body = case.body
+    if case.path != "/api/settings/memory" or not isinstance(body, dict):
+        return
+    for field in ("customBaseUrl", "extractorBaseUrl"):
+        url = body.get(field)
+        if not isinstance(url, str) or len(url) > _URL["maxLength"]:
+            continue
+        if not _URL_PATTERN.search(url) or not url.strip():
+            continue
+        try:
+            check_endpoint_url(url, field)
+        except InvalidInputError:
+            body[field] = None
+
+
 def _extractor_with_model(case: Any) -> None:
     # A model extractor needs its model (422 otherwise, naming extractorModel): the schema
     # cannot tie one field to another. A valid generated mode without a model reads with
@@ -117,6 +146,7 @@ def _extractor_with_model(case: Any) -> None:
 def map_case(ctx: Any, case: Any) -> Any:
     _embedded_qdrant(case)
     _default_backends(case)
+    _reachable_endpoints(case)
     _extractor_with_model(case)
     body = case.body
     if isinstance(body, list):

@@ -1,4 +1,5 @@
 import re
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -137,3 +138,44 @@ def test_a_credential_outside_the_schema_is_refused_and_inside_accepted():
     for key in ("sk abc", "sk-é", "sk-\x00"):
         with pytest.raises(ValidationError, match="printable ASCII"):
             QdrantSettingsUpdate(api_key=key)
+
+
+# The same for the endpoint URLs of the memory settings (remote embedder, LLM extractor):
+# the pattern the schema publishes is the one generated from here.
+_ENDPOINT_SCHEMA = MemorySettingsUpdate.model_json_schema(by_alias=True)["properties"][
+    "customBaseUrl"
+]["anyOf"][0]
+
+
+def _url_host(url: str) -> str:
+    return (urlsplit(url.strip()).hostname or "").rstrip(".")
+
+
+@settings(max_examples=400, suppress_health_check=list(HealthCheck), deadline=None)
+@given(
+    st.from_regex(_ENDPOINT_SCHEMA["pattern"], fullmatch=True).filter(
+        lambda u: len(u) <= _ENDPOINT_SCHEMA["maxLength"] and len(_url_host(u)) <= 253
+    )
+)
+def test_a_schema_valid_endpoint_url_is_accepted(url):
+    if _url_host(url).lower() in _METADATA_NAMES:
+        return
+    stored = MemorySettingsUpdate(custom_base_url=url).custom_base_url
+    assert stored is None if not url.strip() else stored == check_endpoint_url(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "\x0bhttps://-DV ",  # a label may not start with "-"
+        "http://a..b/",
+        "http://" + "a" * 64 + "/v1",
+        "http://[fe80::1]/",
+        "ftp://example.com",
+        "http://example.com/v1?key=1",
+    ],
+)
+def test_endpoint_urls_the_policy_refuses_are_outside_the_schema(url):
+    assert re.fullmatch(_ENDPOINT_SCHEMA["pattern"], url) is None
+    with pytest.raises(ValidationError):
+        MemorySettingsUpdate(custom_base_url=url)

@@ -11,7 +11,7 @@ here and keep their 422.
 
 from __future__ import annotations
 
-__all__ = ["HOST_PATTERN", "MAX_HOST_CHARS"]
+__all__ = ["HOST_PATTERN", "MAX_HOST_CHARS", "URL_HOST_PATTERN"]
 
 MAX_HOST_CHARS = 253  # a DNS name's limit (a final dot aside)
 
@@ -57,3 +57,5 @@ _NAME = rf"{_LABEL}(?:\.{_LABEL})*\.?"
 _V6 = _ipv6()
 # Empty means "no host" (Qdrant's embedded mode).
 HOST_PATTERN = rf"^(?:{_NAME}|{_V6}|\[{_V6}\])?$"
+# The host of a URL: a name, or IPv6 in brackets (unanchored, to sit inside a URL pattern).
+URL_HOST_PATTERN = rf"(?:{_NAME}|\[{_V6}\])"

@@ -30,6 +30,7 @@ from engram.domain.models.common import (
     Strategy,
     StrategyName,
 )
+from engram.domain.models.hosts import URL_HOST_PATTERN
 from engram.domain.urlpolicy import check_endpoint_url
 
 __all__ = [
@@ -162,10 +163,11 @@ def merge_backend_configs(
 
 
 _PORT = "(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?"
-# What the URL policy accepts, as far as a pattern can say it (the policy also refuses
-# cloud metadata hosts and addresses): http(s), a host, an optional port and path; no
-# credentials, query or fragment. Empty removes the URL.
-_ENDPOINT = f"^\\s*(https?://[A-Za-z0-9.-]+{_PORT}(/[^?#\\s]*)?)?\\s*$"
+# What the URL policy accepts, as far as a pattern can say it: http(s), a host (a DNS
+# name of valid labels or bracketed IPv6, as for Qdrant's host), an optional port and
+# path; no credentials, query or fragment. Empty removes the URL. What no pattern says
+# (a name over 253 characters, a metadata host or address) keeps its 422.
+_ENDPOINT = f"^\\s*(https?://{URL_HOST_PATTERN}{_PORT}(/[^?#\\s]*)?)?\\s*$"
 
 
 # A user-configured endpoint (remote embeddings, the LLM extractor): its schema states
