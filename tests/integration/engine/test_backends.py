@@ -155,6 +155,14 @@ def test_search_fits_a_remote_answer_to_the_budget(routed):
     assert len(answer.results) == 2 and answer.tokens_used <= 60
 
 
+def test_a_remote_answer_longer_than_the_budget_still_gives_its_best_memory(routed):
+    # The recall tier's rule, whichever backend ranked: one memory over budget beats none.
+    routed.create(memory(content="coffee " + "long note " * 60, key="long"))
+    answer = routed.preview("key_a", RetrievalRequest(query="coffee", max_tokens=20, limit=3))
+    assert [r.key for r in answer.results] == ["long"]
+    assert answer.tokens_used == answer.results[0].tokens > 20
+
+
 def test_a_bad_request_is_the_caller_s_error_not_a_backend_failure(routed):
     with pytest.raises(InvalidInputError) as caught:
         routed.preview("key_a", RetrievalRequest(query="x", scope="session"))

@@ -23,11 +23,24 @@ from datetime import datetime
 import snowballstemmer
 
 from engram.domain.measures import measure, same_limit
-from engram.domain.models import MemoryCreate, Removed, UpsertOutcome
+from engram.domain.models import (
+    ExtractionJob,
+    ExtractionOutcome,
+    MemoryCreate,
+    Removed,
+    UpsertOutcome,
+)
 from engram.domain.models.facts import ExtractedFact, Extraction, Retraction
 from engram.ports import FactHistory, MemoryStore
 
-__all__ = ["ASSISTANT_PREFIX", "Learned", "fact_items", "learn"]
+__all__ = [
+    "ASSISTANT_PREFIX",
+    "Learned",
+    "duplicate_outcome",
+    "fact_items",
+    "job_outcome",
+    "learn",
+]
 
 # Keys of facts the assistant stated: never the same memory as the user's fact.
 ASSISTANT_PREFIX = "assistant:"
@@ -244,3 +257,24 @@ def _retract(
             continue
         retired += history.retire(fact.id, owner, now_ms, superseded_by=successor)
     return retired
+
+
+def job_outcome(
+    job: ExtractionJob, outcomes: list[UpsertOutcome], *, retired: list[str] | None = None
+) -> ExtractionOutcome:
+    """What learning from ``job`` did, whichever backend kept the facts."""
+    return ExtractionOutcome(
+        request_id=job.request_id,
+        duplicate=False,
+        created=[o.memory.id for o in outcomes if o.created],
+        changed=[o.memory.id for o in outcomes if not o.created and o.content_changed],
+        unchanged=[o.memory.id for o in outcomes if not o.created and not o.content_changed],
+        retired=retired or [],
+    )
+
+
+def duplicate_outcome(job: ExtractionJob) -> ExtractionOutcome:
+    """A job delivered again: already learnt from, nothing done."""
+    return ExtractionOutcome(
+        request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
+    )

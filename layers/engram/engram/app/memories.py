@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from engram.app.conversation import turn_memories
 from engram.app.health import FailureLog
-from engram.app.learning import Learned, learn
+from engram.app.learning import Learned, duplicate_outcome, job_outcome, learn
 from engram.app.reading import ExchangeReader, Read
 from engram.domain.errors import EngramError, InvalidInputError
 from engram.domain.models import (
@@ -287,16 +287,21 @@ class MemoryService:
 
         The turns are read first, outside any transaction: reading takes what it takes
         (a model's answer, a long message) and holds no lock meanwhile. What they teach
-        is then written in one short transaction with the job id, so a crash between
-        the two cannot leave the job half-done and marked done. Vectors are requested,
-        and retired facts announced, after the commit.
+        is then written by ``reconcile``.
         """
         if self.ledger.seen(job.request_id):
-            return _duplicate(job)
-        read = self.read(job)
+            return duplicate_outcome(job)
+        return self.reconcile(job, self.read(job))
+
+    def reconcile(self, job: ExtractionJob, read: Read) -> ExtractionOutcome:
+        """Write what ``read`` (the turns of ``job``, already read) teaches, reconciled
+        with what is stored: a corrected fact retires the old one, with history. One
+        short transaction with the job id, so a crash between reading and writing cannot
+        leave the job half-done and marked done. Vectors are requested, and retired facts
+        announced, after the commit."""
         with self.uow.transaction():
             if self.ledger.seen(job.request_id):  # another worker wrote it meanwhile
-                return _duplicate(job)
+                return duplicate_outcome(job)
             outcomes: list[UpsertOutcome] = []
             retired = Removed()
             for role, said_in, extraction in read:
@@ -310,14 +315,7 @@ class MemoryService:
             self.ledger.mark(job.request_id, job.kind, self.now_ms())
         self._request_for(outcomes, f"{job.request_id}.embed")
         self._announce(retired)
-        return ExtractionOutcome(
-            request_id=job.request_id,
-            duplicate=False,
-            created=[o.memory.id for o in outcomes if o.created],
-            changed=[o.memory.id for o in outcomes if not o.created and o.content_changed],
-            unchanged=[o.memory.id for o in outcomes if not o.created and not o.content_changed],
-            retired=list(retired.ids),
-        )
+        return job_outcome(job, outcomes, retired=list(retired.ids))
 
     def read(self, job: ExtractionJob) -> Read:
         """What each turn of ``job`` teaches, by the configured extractor: (whose words,
@@ -361,12 +359,6 @@ class MemoryService:
             now_ms=now,
             said_in=said_in,
         )
-
-
-def _duplicate(job: ExtractionJob) -> ExtractionOutcome:
-    return ExtractionOutcome(
-        request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
-    )
 
 
 def _fresh(outcomes: list[UpsertOutcome]) -> list[str]:

@@ -68,7 +68,7 @@ def fit_recall(
     if budget <= 0:
         return [], 0
     while True:
-        chosen = _walk(ranked, budget, limit)
+        chosen = _walk(ranked, budget, limit, at_least_one=True)
         shown = {
             (c.memory.api_key_id, c.memory.key)
             for c, _ in chosen
@@ -78,16 +78,14 @@ def fit_recall(
         if not echoes:
             break
         ranked = [c for c in ranked if id(c) not in echoes]
-    if not chosen and ranked:
-        first = ranked[0]
-        return [(first, estimate_tokens(first.memory.content))], estimate_tokens(
-            first.memory.content
-        )
     return chosen, sum(tokens for _, tokens in chosen)
 
 
-def _walk(ranked: list[Candidate], budget: int, limit: int) -> list[tuple[Candidate, int]]:
-    return fit(ranked, lambda c: estimate_tokens(c.memory.content), budget, limit)
+def _walk(
+    ranked: list[Candidate], budget: int, limit: int, *, at_least_one: bool = False
+) -> list[tuple[Candidate, int]]:
+    cost = lambda c: estimate_tokens(c.memory.content)  # noqa: E731
+    return fit(ranked, cost, budget, limit, at_least_one=at_least_one)
 
 
 def _beside_its_turn(memory: Memory, shown: set[tuple[str, str]]) -> bool:

@@ -21,11 +21,20 @@ def estimate_tokens(text: str) -> int:
 
 
 def fit(
-    ranked: Sequence[T], cost: Callable[[T], int], budget: int, limit: int
+    ranked: Sequence[T],
+    cost: Callable[[T], int],
+    budget: int,
+    limit: int,
+    *,
+    at_least_one: bool = False,
 ) -> list[tuple[T, int]]:
     """The items, in their order, that fit ``budget`` tokens, at most ``limit`` of them,
     each with its cost. An item that does not fit is skipped and the ones after it keep
-    their chance: a long memory never keeps shorter, lower-ranked ones out."""
+    their chance: a long memory never keeps shorter, lower-ranked ones out.
+
+    ``at_least_one``: when nothing fits but something was ranked and there is any room
+    at all, the first item anyway; one memory a little over budget tells the model more
+    than none (the recall tier's rule, whichever backend ranked it)."""
     chosen: list[tuple[T, int]] = []
     used = 0
     for item in ranked:
@@ -36,4 +45,6 @@ def fit(
             continue
         chosen.append((item, tokens))
         used += tokens
+    if not chosen and at_least_one and ranked and budget > 0 and limit > 0:
+        return [(ranked[0], cost(ranked[0]))]
     return chosen

@@ -7,9 +7,14 @@ keyword and vector ranking, the relevance floor, standing instructions, the budg
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from engram.app.memories import MemoryService
+from engram.app.reading import Read
 from engram.app.retrieval import Retriever
 from engram.domain.models import (
+    ExtractionJob,
+    ExtractionOutcome,
     HealthReport,
     Memory,
     MemoryCreate,
@@ -21,9 +26,18 @@ from engram.domain.models import (
     UpsertOutcome,
 )
 
-__all__ = ["LIBSQL", "LibsqlBackend"]
+__all__ = ["LIBSQL", "LibsqlBackend", "Reconciling"]
 
 LIBSQL = "libsql"
+
+
+@runtime_checkable
+class Reconciling(Protocol):
+    """A backend that reconciles what a chat teaches with what it keeps (a corrected fact
+    retires the old one, with history). Any other backend receives the facts through
+    ``create``, keyed like libSQL's, so the same fact again replaces its memory."""
+
+    def learn(self, job: ExtractionJob, read: Read) -> ExtractionOutcome: ...
 
 
 class LibsqlBackend:
@@ -58,3 +72,6 @@ class LibsqlBackend:
 
     def health(self) -> HealthReport:
         return self.memories.health()
+
+    def learn(self, job: ExtractionJob, read: Read) -> ExtractionOutcome:
+        return self.memories.reconcile(job, read)

@@ -27,9 +27,10 @@ from typing import Any
 
 from engram.app.conversation import turn_memories
 from engram.app.health import FailureLog
-from engram.app.learning import fact_items
+from engram.app.learning import duplicate_outcome, fact_items, job_outcome
 from engram.app.memories import MemoryService
-from engram.app.routing.libsql_backend import LIBSQL, LibsqlBackend
+from engram.app.reading import Read
+from engram.app.routing.libsql_backend import LIBSQL, LibsqlBackend, Reconciling
 from engram.app.routing.registry import BackendRegistry
 from engram.app.settings import SettingsStore
 from engram.domain.errors import (
@@ -215,38 +216,37 @@ class BackendManager:
     # -- learning from a chat -----------------------------------------------------------------
 
     def learn(self, job: ExtractionJob) -> ExtractionOutcome:
-        """Store the facts of one chat exchange in the primary, exactly once. libSQL learns
-        with its history (corrections retire facts); a remote primary receives the facts
-        as memories keyed like libSQL's (the same fact again replaces its memory)."""
+        """Store the facts of one chat exchange in the primary, exactly once, whichever
+        backend it is. The turns are read once, outside any transaction; a backend that
+        reconciles (libSQL: corrections retire facts, with history) writes them itself,
+        any other receives them through ``create``."""
+        if self.memories.ledger.seen(job.request_id):
+            return duplicate_outcome(job)
+        read = self.memories.read(job)
         primary = self.primary()
-        if primary is self.registry.local:
-            return self.memories.process_extraction(job)
-        ledger = self.memories.ledger
-        if ledger.seen(job.request_id):
-            return ExtractionOutcome(
-                request_id=job.request_id, duplicate=True, created=[], changed=[], unchanged=[]
-            )
+        if isinstance(primary, Reconciling):
+            return primary.learn(job, read)
+        return self._create_each(primary, job, read)
+
+    def _create_each(
+        self, primary: MemoryBackend, job: ExtractionJob, read: Read
+    ) -> ExtractionOutcome:
         extracted_at = datetime.fromtimestamp(self.now_ms() / 1000, UTC)
-        outcomes = []
-        for role, _, extraction in self.memories.read(job):
+        items = [
+            item
+            for role, _, extraction in read
             for item in fact_items(
                 extraction,
                 owner=job.api_key_id,
                 session_id=job.session_id,
                 source=role,
                 extracted_at=extracted_at,
-            ):
-                outcomes.append(primary.create(prepare_write(item, self.now_ms())))
-        for item in turn_memories(job):  # conversation memory, when the job asks for it
-            outcomes.append(primary.create(prepare_write(item, self.now_ms())))
-        ledger.mark(job.request_id, job.kind, self.now_ms())
-        return ExtractionOutcome(
-            request_id=job.request_id,
-            duplicate=False,
-            created=[o.memory.id for o in outcomes if o.created],
-            changed=[o.memory.id for o in outcomes if not o.created and o.content_changed],
-            unchanged=[o.memory.id for o in outcomes if not o.created and not o.content_changed],
-        )
+            )
+        ]
+        items += turn_memories(job)  # conversation memory, when the job asks for it
+        outcomes = [primary.create(prepare_write(item, self.now_ms())) for item in items]
+        self.memories.ledger.mark(job.request_id, job.kind, self.now_ms())
+        return job_outcome(job, outcomes)
 
     # -- health ---------------------------------------------------------------------------------
 
@@ -315,11 +315,11 @@ def _answered(
     profile_used = sum(m.tokens for m in profile)
     recall = [m for m in result.results if m.tier != "profile"]
     left = budget - profile_used
-    walked = fit(recall, lambda m: m.tokens, left, request.limit) if left > 0 else []
+    walked = (
+        fit(recall, lambda m: m.tokens, left, request.limit, at_least_one=True) if left > 0 else []
+    )
     chosen = [memory for memory, _ in walked]
     used = sum(tokens for _, tokens in walked)
-    if not chosen and left > 0 and recall:
-        chosen, used = [recall[0]], recall[0].tokens
     resolution = result.resolution
     reasons = [f"{f.backend} failed ({f.error}): answered by {name}" for f in failures]
     if resolution.reason:
