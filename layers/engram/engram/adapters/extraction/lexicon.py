@@ -3,7 +3,8 @@
 The subject taxonomy is how a correction finds what it corrects: "I prefer React
 now" retires "I prefer Vue" because both are front-end frameworks, and "we're
 moving to GCP" retires "we host on AWS" because both are clouds. Objects outside
-the taxonomy are matched by their own name.
+the taxonomy are matched by their own name. The taxonomy itself is in
+``lexicon_taxonomy``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 
 from engram.adapters.extraction import rx
+from engram.adapters.extraction.lexicon_taxonomy import CASE_SENSITIVE, TAXONOMY
 
 __all__ = [
     "FILLER_EDGES",
@@ -29,261 +31,9 @@ __all__ = [
     "terms_in",
 ]
 
-# subject -> canonical term -> aliases (lower case; the canonical term is an alias too).
-_TAXONOMY: dict[str, dict[str, tuple[str, ...]]] = {
-    "programming_language": {
-        "python": ("python", "python3", "py"),
-        "typescript": ("typescript", "ts"),
-        "javascript": ("javascript", "js", "ecmascript"),
-        "go": ("golang", "go lang"),
-        "rust": ("rust",),
-        "java": ("java",),
-        "kotlin": ("kotlin",),
-        "swift": ("swift",),
-        "csharp": ("c#", "csharp", "c sharp"),
-        "cpp": ("c++", "cpp"),
-        "ruby": ("ruby",),
-        "php": ("php",),
-        "scala": ("scala",),
-        "elixir": ("elixir",),
-        "haskell": ("haskell",),
-        "clojure": ("clojure",),
-        "dart": ("dart",),
-        "lua": ("lua",),
-        "perl": ("perl",),
-        "zig": ("zig",),
-        "fsharp": ("f#", "fsharp"),
-        "ocaml": ("ocaml",),
-        "julia": ("julia",),
-        "erlang": ("erlang",),
-    },
-    "frontend_framework": {
-        "react": ("react", "react.js", "reactjs"),
-        "vue": ("vue", "vue.js", "vuejs", "vue 3", "vue3"),
-        "angular": ("angular", "angularjs"),
-        "svelte": ("svelte", "sveltekit"),
-        "solid": ("solid", "solidjs", "solid.js"),
-        "nextjs": ("next.js", "nextjs", "next"),
-        "nuxt": ("nuxt", "nuxt.js"),
-        "remix": ("remix",),
-        "astro": ("astro",),
-        "ember": ("ember", "ember.js"),
-        "jquery": ("jquery",),
-        "preact": ("preact",),
-        "htmx": ("htmx",),
-    },
-    "backend_framework": {
-        "django": ("django",),
-        "fastapi": ("fastapi", "fast api"),
-        "flask": ("flask",),
-        "express": ("express", "express.js", "expressjs"),
-        "nestjs": ("nestjs", "nest.js", "nest"),
-        "rails": ("rails", "ruby on rails", "ror"),
-        "laravel": ("laravel",),
-        "spring": ("spring", "spring boot", "springboot"),
-        "aspnet": ("asp.net", "asp.net core", ".net core"),
-        "phoenix": ("phoenix",),
-        "gin": ("gin",),
-        "fiber": ("fiber",),
-        "koa": ("koa",),
-        "symfony": ("symfony",),
-        "actix": ("actix", "actix-web"),
-        "axum": ("axum",),
-        "hono": ("hono",),
-        "litestar": ("litestar",),
-        "quarkus": ("quarkus",),
-    },
-    "database": {
-        "postgresql": ("postgresql", "postgres", "pg", "psql", "postgre"),
-        "mysql": ("mysql",),
-        "mariadb": ("mariadb",),
-        "sqlite": ("sqlite", "sqlite3"),
-        "mongodb": ("mongodb", "mongo"),
-        "dynamodb": ("dynamodb", "dynamo"),
-        "cassandra": ("cassandra",),
-        "cockroachdb": ("cockroachdb", "cockroach"),
-        "firestore": ("firestore",),
-        "oracle": ("oracle", "oracle db"),
-        "sqlserver": ("sql server", "mssql", "ms sql"),
-        "neo4j": ("neo4j",),
-        "couchdb": ("couchdb",),
-        "libsql": ("libsql", "turso"),
-        "supabase": ("supabase",),
-        "planetscale": ("planetscale",),
-        "clickhouse": ("clickhouse",),
-        "redis": ("redis",),
-    },
-    "cloud": {
-        "aws": ("aws", "amazon web services"),
-        "gcp": ("gcp", "google cloud", "google cloud platform"),
-        "azure": ("azure", "microsoft azure"),
-        "digitalocean": ("digitalocean", "digital ocean"),
-        "heroku": ("heroku",),
-        "vercel": ("vercel",),
-        "netlify": ("netlify",),
-        "flyio": ("fly.io", "fly"),
-        "cloudflare": ("cloudflare",),
-        "hetzner": ("hetzner",),
-        "render": ("render",),
-        "linode": ("linode",),
-    },
-    "editor": {
-        "vim": ("vim", "neovim", "nvim"),
-        "emacs": ("emacs",),
-        "vscode": ("vs code", "vscode", "visual studio code"),
-        "intellij": ("intellij", "intellij idea"),
-        "pycharm": ("pycharm",),
-        "webstorm": ("webstorm",),
-        "sublime": ("sublime", "sublime text"),
-        "zed": ("zed",),
-        "cursor": ("cursor",),
-        "helix": ("helix",),
-        "xcode": ("xcode",),
-        "nano": ("nano",),
-    },
-    "operating_system": {
-        "linux": ("linux",),
-        "macos": ("macos", "mac os", "os x", "osx"),
-        "windows": ("windows",),
-        "ubuntu": ("ubuntu",),
-        "debian": ("debian",),
-        "arch": ("arch linux", "arch"),
-        "fedora": ("fedora",),
-    },
-    "shell": {
-        "bash": ("bash",),
-        "zsh": ("zsh",),
-        "fish": ("fish shell",),
-        "powershell": ("powershell",),
-    },
-    "package_manager": {
-        "npm": ("npm",),
-        "yarn": ("yarn",),
-        "pnpm": ("pnpm",),
-        "pip": ("pip",),
-        "poetry": ("poetry",),
-        "uv": ("uv",),
-        "conda": ("conda",),
-    },
-    "js_runtime": {
-        "nodejs": ("node.js", "nodejs", "node"),
-        "deno": ("deno",),
-        "bun": ("bun",),
-    },
-    "css_framework": {
-        "tailwind": ("tailwind", "tailwindcss", "tailwind css"),
-        "bootstrap": ("bootstrap",),
-        "bulma": ("bulma",),
-        "mui": ("material ui", "mui"),
-        "chakra": ("chakra", "chakra ui"),
-    },
-    "test_framework": {
-        "pytest": ("pytest",),
-        "jest": ("jest",),
-        "vitest": ("vitest",),
-        "mocha": ("mocha",),
-        "cypress": ("cypress",),
-        "playwright": ("playwright",),
-        "selenium": ("selenium",),
-    },
-    "orm": {
-        "sqlalchemy": ("sqlalchemy",),
-        "prisma": ("prisma",),
-        "typeorm": ("typeorm",),
-        "sequelize": ("sequelize",),
-        "drizzle": ("drizzle",),
-    },
-    "ci": {
-        "github_actions": ("github actions",),
-        "gitlab_ci": ("gitlab ci", "gitlab ci/cd"),
-        "jenkins": ("jenkins",),
-        "circleci": ("circleci",),
-        "travis": ("travis", "travis ci"),
-    },
-    "containers": {
-        "kubernetes": ("kubernetes", "k8s"),
-        "docker_swarm": ("docker swarm",),
-        "nomad": ("nomad",),
-        "ecs": ("ecs",),
-    },
-    "message_queue": {
-        "kafka": ("kafka",),
-        "rabbitmq": ("rabbitmq",),
-        "sqs": ("sqs",),
-        "nats": ("nats",),
-    },
-    "mobile_framework": {
-        "react_native": ("react native",),
-        "flutter": ("flutter",),
-        "swiftui": ("swiftui",),
-        "ionic": ("ionic",),
-    },
-    "state_management": {
-        "redux": ("redux",),
-        "mobx": ("mobx",),
-        "zustand": ("zustand",),
-        "pinia": ("pinia",),
-        "vuex": ("vuex",),
-    },
-    "monorepo_tool": {
-        "nx": ("nx",),
-        "lerna": ("lerna",),
-        "turborepo": ("turborepo", "turbo"),
-        "rush": ("rush",),
-        "bazel": ("bazel",),
-        "pants": ("pants",),
-    },
-    "job_queue": {
-        "sidekiq": ("sidekiq",),
-        "celery": ("celery",),
-        "good_job": ("goodjob", "good_job"),
-        "solid_queue": ("solid queue", "solid_queue"),
-        "bullmq": ("bullmq", "bull"),
-        "resque": ("resque",),
-        "rq": ("rq", "python-rq"),
-        "hangfire": ("hangfire",),
-        "temporal": ("temporal",),
-    },
-    "collaboration": {
-        "jira": ("jira",),
-        "confluence": ("confluence",),
-        "trello": ("trello",),
-        "asana": ("asana",),
-        "notion": ("notion",),
-        "slack": ("slack",),
-        "microsoft_teams": ("microsoft teams", "ms teams", "teams"),
-        "zoom": ("zoom",),
-        "outlook": ("outlook",),
-        "sharepoint": ("sharepoint",),
-        "basecamp": ("basecamp",),
-        "linear": ("linear",),
-    },
-    "version_control": {
-        "git": ("git",),
-        "mercurial": ("mercurial", "hg"),
-        "svn": ("svn", "subversion"),
-    },
-    "theme": {
-        "dark_mode": ("dark mode", "dark theme", "dark themes"),
-        "light_mode": ("light mode", "light theme", "light themes"),
-    },
-    "indentation": {
-        "tabs": ("tabs",),
-        "spaces": ("spaces",),
-    },
-    "answer_length": {
-        "concise": ("concise answers", "short answers", "brief answers", "concise replies"),
-        "detailed": ("detailed answers", "long answers", "detailed explanations"),
-    },
-    "drink": {
-        "coffee": ("coffee", "kopi", "kahve"),
-        "tea": ("tea", "teh", "çay"),
-    },
-}
-
 _ALIASES: dict[str, tuple[str, str]] = {
     alias: (subject, term)
-    for subject, terms in _TAXONOMY.items()
+    for subject, terms in TAXONOMY.items()
     for term, aliases in terms.items()
     for alias in (term.replace("_", " "), *aliases)
 }
@@ -294,19 +44,12 @@ _ALIAS_PATTERN = rx.compile(
     + r")(?![\w#+]|\.\w)",
     re.IGNORECASE,
 )
-# Aliases that are common English words: they name the thing only when capitalised.
-_CASE_SENSITIVE = frozenset(
-    "go swift dart ruby julia solid next remix astro ember express nest rails spring "
-    "phoenix gin fiber oracle fly render cursor helix nano arch bun node poetry mocha jest "
-    "nomad zed hg rush pants bull temporal celery turbo notion slack teams zoom outlook "
-    "linear".split()
-)
 
 
 def _matches(alias_text: str) -> tuple[str, str] | None:
     lowered = alias_text.lower()
     found = _ALIASES.get(lowered)
-    if found is None or (lowered in _CASE_SENSITIVE and alias_text.islower()):
+    if found is None or (lowered in CASE_SENSITIVE and alias_text.islower()):
         return None
     return found
 
