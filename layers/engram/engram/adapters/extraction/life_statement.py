@@ -1,0 +1,323 @@
+"""One statement of the life grammar, read from its subject on: the subject, adverbs
+and aspect, the verb, the object up to an explanation, then the fact it makes.
+
+Kept apart from ``life.py``, which finds where statements start in a clause and reads
+what is left when none does: this is the reading of a single statement, the longest and
+most often tuned part of the grammar, and needs nothing of how the clause was searched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from engram.adapters.extraction.common import Step, make_fact
+from engram.adapters.extraction.facts import slug
+from engram.adapters.extraction.lexicon import terms_in
+from engram.adapters.extraction.life_kinds import category_of, exclusive_of
+from engram.adapters.extraction.life_words import (
+    Word,
+    clause_after,
+    is_past,
+    phrase_at,
+    states,
+    time_at,
+)
+from engram.adapters.extraction.tables import Tables
+from engram.adapters.extraction.text import restore
+from engram.domain.models import MemoryType
+
+__all__ = ["parse_statement"]
+
+_HYPOTHETICAL = frozenset("would could should might may must shall can cannot".split())
+_NEGATION = frozenset("not never no".split())
+
+
+def parse_statement(
+    clause: str, words: list[Word], start: int, t: Tables, *, subject_given: bool = False
+) -> tuple[Step, int] | None:
+    """The fact stated from word ``start`` on, and the word it ends at."""
+    n = len(words)
+    i = start
+    when: str | None = None
+    timed = False
+    # "Last week, my grandma passed away": a time first, then the statement.
+    took, spec = time_at(words, i, t)
+    if took:
+        when, timed = spec, True
+        i += took
+        if i < n and words[i].low == ",":
+            i += 1
+    if i >= n:
+        return None
+    # -- the subject: the user, or someone or something of theirs -------------------------
+    relation: str | None = None
+    first = words[i].low
+    if first in t.subjects:
+        i += 1
+    elif (
+        first in ("my", "our")
+        and i + 1 < n
+        and (words[i + 1].low in t.family or words[i + 1].low in t.pets)
+    ):
+        relation = words[i + 1].text
+        i += 2
+        if i < n and words[i].text[:1].isupper() and words[i].low not in t.subjects:
+            relation += " " + words[i].text  # "my dog Max"
+            i += 1
+        if i < n and words[i].low == "and" and i + 1 < n and words[i + 1].low in t.subjects:
+            relation, i = None, i + 2  # "my sister and I": the user did it
+    elif first == "me" and i + 2 < n and words[i + 1].low == "and":
+        i += 3  # "me and my sister went..."
+        while i < n and words[i].low not in t.copulas and not is_past(words[i].low, t):
+            i += 1
+            if i - start > 6:
+                return None
+    elif subject_given or (
+        i == 0 and (first == "been" or (is_past(first, t) and words[i].text[:1].isupper()))
+    ):
+        pass  # chat drops the subject: "Lost my job yesterday", "Been doing some promotion"
+    else:
+        return None
+    # -- adverbs, then the aspect ----------------------------------------------------------
+    aspect = "state"
+    lead = ""
+    goal = False
+    phrase_verb = False  # the verb is a phrase's last word ("working on", "been to")
+    framed: str | None = None  # the category a copula frame names ("interested in")
+    if i == start and first == "been":
+        after = i + 1
+        while after < n and phrase_at(words, after, t.adverbs):
+            after += 1
+        if after < n and words[after].low == "to":
+            aspect, lead, phrase_verb = "past", "has been", True  # "Been only to Rome once"
+        elif after < n and words[after].low.endswith("ing"):
+            aspect, i = "ongoing", after  # "Been doing some promotion for my business"
+        else:
+            return None
+
+    def skip_adverbs(at: int) -> int:
+        nonlocal when, timed
+        while at < n:
+            step = phrase_at(words, at, t.adverbs)
+            if step and words[at].low not in _NEGATION:
+                at += step
+                continue
+            took, spec = time_at(words, at, t)
+            if took:
+                if spec:
+                    when, timed = spec, True
+                at += took
+                continue
+            return at
+        return at
+
+    i = skip_adverbs(i)
+    if i >= n:
+        return None
+    low = words[i].low
+    if low in _NEGATION or (low in _HYPOTHETICAL and low != "would"):
+        return None
+    if low == "would" and phrase_at(words, i, t.future_phrases) == 0:
+        return None
+    if low in ("did", "do", "does"):
+        return None  # "I did not", "I do think": emphasis or negation, no fact
+    if aspect == "state" and (low in t.copulas or low in t.perfect):
+        nxt = skip_adverbs(i + 1)
+        if nxt >= n or words[nxt].low in _NEGATION:
+            return None
+        following = words[nxt].low
+        if low in t.perfect and following == "been" and nxt + 1 < n:
+            after = skip_adverbs(nxt + 1)
+            if after < n and words[after].low.endswith("ing"):
+                aspect, i = "ongoing", after  # "I've been taking a poetry class"
+            elif after < n and words[after].low == "to":
+                aspect, i, lead = "past", nxt, "has been"  # "I've been to Rome"
+                phrase_verb = True
+            else:
+                return None
+        elif low in t.perfect and is_past(following, t):
+            aspect, i = "past", nxt  # "we have adopted", "I had started"
+        elif low in t.perfect:
+            if low == "had":
+                aspect = "past"
+        elif frame := phrase_at(words, nxt, t.copula_frame_list):
+            # "I'm interested in pottery", "I'm part of a choir", "I'm allergic to nuts"
+            phrase = tuple(w.low for w in words[nxt : nxt + frame])
+            framed = t.copula_frames[phrase]
+            lead = " ".join(w.text for w in words[nxt : nxt + frame])
+            aspect, i, phrase_verb = "state", nxt + frame - 1, True
+        elif phrase_at(words, nxt, t.future_phrases) or phrase_at(words, nxt, t.past_phrase_list):
+            i = nxt  # "I'm going to...", "I was able to...": read below
+        elif following.endswith("ing"):
+            aspect, i = "ongoing", nxt  # "I'm learning Japanese"
+        elif following in t.intransitive or (
+            is_past(following, t) and following in t.topics["health"][0]
+        ):
+            aspect, i = "past", nxt  # "I was promoted", "I got married", "was diagnosed"
+        else:
+            return None  # "I'm so happy", "we were there": no fact here
+    step = phrase_at(words, i, t.future_phrases)
+    past_step = phrase_at(words, i, t.past_phrase_list)
+    if step:
+        phrase = tuple(w.low for w in words[i : i + step])
+        marker = t.future[phrase]
+        aspect, lead = "plan", marker
+        if phrase in t.np_complement:
+            i += step - 1  # "working on my business": the phrase is the verb
+            phrase_verb = True
+        else:
+            i = skip_adverbs(i + step)
+            if i < n and marker == "wants to" and words[i].low in t.goal_verbs:
+                goal = True
+    elif past_step:
+        phrase = tuple(w.low for w in words[i : i + past_step])
+        aspect, lead = "past", t.past_phrases[phrase]
+        i = skip_adverbs(i + past_step)
+    elif phrase_at(words, i, t.past_habit):
+        i = skip_adverbs(i + 2)
+        aspect, lead = "past", "used to"
+        timed = True  # a habit of the past: no date of its own
+    if i >= n:
+        return None
+    # -- the verb ---------------------------------------------------------------------------
+    verb = words[i]
+    if verb.low in _NEGATION or verb.low in _HYPOTHETICAL:
+        return None
+    if aspect == "state" and framed is None:
+        if is_past(verb.low, t):
+            aspect = "past"
+        elif verb.low.endswith("ing") or not (
+            verb.low in t.state_verbs
+            or (relation is not None and verb.low.endswith("s") and verb.low[:-1] in t.state_verbs)
+        ):
+            return None
+    if (
+        not phrase_verb
+        and not states(words, i, t)
+        and not (aspect == "past" and verb.low in t.intransitive)
+    ):
+        return None
+    # -- the object: up to an explanation, a pronoun-only object is none ---------------------
+    end = i + 1
+    limit = min(n, i + 1 + 16)
+    cut_times: list[tuple[int, int]] = []
+    while end < limit:
+        if words[end].low in (",", ";", ":"):
+            break
+        if phrase_at(words, end, t.cuts):
+            break
+        if words[end].low == "and" and clause_after(words, end + 1, t):
+            break  # "sticking to my routine and the people are great": a new clause
+        if (
+            words[end].low == "and"
+            and end + 1 < n
+            and aspect == "past"
+            and is_past(words[end + 1].low, t)
+            and words[end + 1].low not in t.participles
+        ):
+            break  # "went to the park and played soccer": two things done
+        took, spec = time_at(words, end, t)
+        if took:
+            if spec and not timed:
+                when, timed = spec, True
+            cut_times.append((end, end + took))
+            end += took
+            continue
+        end += 1
+    object_words = [
+        w
+        for k, w in enumerate(words[i + 1 : end], start=i + 1)
+        if not any(a <= k < b for a, b in cut_times)
+    ]
+    while (
+        object_words
+        and (object_words[-1].low in t.function_words or object_words[-1].low in t.pronouns)
+        and object_words[-1].low not in t.particles
+    ):
+        object_words.pop()
+    lows = [w.low for w in object_words]
+    if any(w in t.other_party for w in lows) or any(w.low in t.other_party for w in words[start:i]):
+        return None  # about the other person ("loved your photo", "I told you")
+    content_words = [w for w in lows if w not in t.function_words and w not in t.pronouns]
+    head = next((w for w in lows if w not in ("a", "an", "the", "my", "our", "some")), "")
+    if head in t.pronouns and head not in t.particles:
+        return None  # "I did it", "we made it": nothing named
+    if (
+        lows
+        and lows[-1] in t.particles
+        and len(content_words) <= 1
+        and verb.low not in t.intransitive
+        and relation is None
+    ):
+        return None  # "thinking of setting up": what is set up is cut
+    if not content_words and not (
+        verb.low in t.intransitive or (relation is not None and lows and lows[0] in t.particles)
+    ):
+        return None
+    # -- what kind of fact ----------------------------------------------------------------------
+    category = framed or category_of(verb.low, lows, relation, aspect, goal, t)
+    if verb.low in ("started", "began", "start", "begun") and lows[:1] == ["using"]:
+        category = "decision"  # "I've started using Biome instead of ESLint": a tool adopted
+    if category not in ("learning", "work") and terms_in(
+        restore(clause[verb.start : words[end - 1].end])
+    ):
+        return None  # a tool or a service: the families before this one read those
+    if (
+        aspect == "state"
+        and verb.low in ("have", "has")
+        and category
+        not in (
+            "pet",
+            "family",
+            "possession",
+            "health",
+        )
+    ):
+        return None  # "I have a meeting", "I only have 2 eggs": nothing of theirs to keep
+    # -- its words ---------------------------------------------------------------------------------
+    pieces: list[str] = []
+    cursor = verb.start
+    for a, b in cut_times:
+        if a < end and words[a].start > cursor:
+            pieces.append(clause[cursor : words[a].start])
+            cursor = words[b - 1].end if b - 1 < len(words) else words[a].end
+    stop = object_words[-1].end if object_words else verb.end
+    if stop > cursor:
+        pieces.append(clause[cursor:stop])
+    said = re.sub(r"\s+", " ", " ".join(p.strip() for p in pieces)).strip(" ,.-")
+    if phrase_verb:
+        said = said.split(" ", 1)[1] if " " in said else ""
+    if not said:
+        return None
+    if lead:
+        said = f"{lead} {said}"
+    if relation is not None:
+        said = f"{relation} {said}"
+    content = restore(said)
+    type_ = MemoryType.EPISODIC if category in ("event", "plan") else MemoryType.FACTUAL
+    if aspect == "past" and not timed and lead != "has been":
+        # An event is dated by when it was said, unless its words date it; "has been to
+        # Rome" is an experience, of no particular day.
+        when = "d:0"
+    exclusive_subject = exclusive_of(category, verb.low, lows)
+    key = (
+        (
+            "identity:location"
+            if exclusive_subject == "location"
+            else f"{category}:{exclusive_subject}"
+        )
+        if exclusive_subject
+        else None
+    )
+    fact = make_fact(
+        category,
+        type_,
+        content,
+        content,
+        key=key or f"{category}:{slug(content)}",
+        exclusive=exclusive_subject is not None,
+        subject=exclusive_subject,
+        about=slug(content),
+    )
+    return (replace(fact, when=when), []), end
