@@ -48,7 +48,9 @@ def test_the_template_puts_no_secret_in_an_environment_variable():
 def test_each_function_may_read_exactly_the_secrets_it_names(logical_id):
     function = FUNCTIONS[logical_id]
     named = {
-        value["Ref"] for name, value in function.environment.items() if name in REFERENCE_VARIABLES
+        value["Ref"]
+        for name, value in function.environment.items()
+        if name in REFERENCE_VARIABLES and value != ""  # "" unsets a Globals reference
     }
     statements = [
         statement
@@ -66,9 +68,9 @@ def test_each_function_may_read_exactly_the_secrets_it_names(logical_id):
     assert all(
         s["Action"] == ["secretsmanager:GetSecretValue", "ssm:GetParameter"] for s in statements
     )
-    # The admin token only where the management API is served.
+    # The admin token only where the management API is served, and at its gate.
     assert ("AdminTokenSecret" in named) == (
-        logical_id in ("MemoryApiFunction", "RetrievePreviewFunction")
+        logical_id in ("MemoryApiFunction", "RetrievePreviewFunction", "ApiAuthorizerFunction")
     )
 
 

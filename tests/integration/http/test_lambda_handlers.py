@@ -170,6 +170,7 @@ def test_every_event_file_is_used():
         "summarize_schedule_daily",
         "cleanup_schedule_hourly",
         "reindex_schedule_tick",
+        "api_authorizer_request",  # test_authorizer.py
     }
 
 

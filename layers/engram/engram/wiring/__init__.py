@@ -16,6 +16,7 @@ from engram.wiring.root import (
     migrate,
     open_database,
     open_engine,
+    open_keys,
     reset_engines,
 )
 
@@ -25,5 +26,6 @@ __all__ = [
     "migrate",
     "open_database",
     "open_engine",
+    "open_keys",
     "reset_engines",
 ]
