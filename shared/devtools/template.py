@@ -53,6 +53,8 @@ class Function:
     layers: list[str] = field(default_factory=list)  # logical ids
     environment: dict[str, Any] = field(default_factory=dict)
     queues: list[str] = field(default_factory=list)  # logical ids of SQS event sources
+    # queue logical id -> its event source mapping's properties (batch size, scaling...)
+    polling: dict[str, dict[str, Any]] = field(default_factory=dict)
     schedules: dict[str, dict[str, Any]] = field(default_factory=dict)  # ScheduleV2 properties
     properties: dict[str, Any] = field(default_factory=dict)  # the function's own, as written
 
@@ -108,11 +110,19 @@ class Template:
                     function.routes.add(
                         (event["Properties"]["Method"], event["Properties"]["Path"])
                     )
-                elif event["Type"] == "SQS":
-                    function.queues.append(event["Properties"]["Queue"]["Fn::GetAtt"][0])
                 elif event["Type"] == "ScheduleV2":
                     function.schedules[name] = event["Properties"]
             found[logical_id] = function
+        # SQS sources are event source mappings of their own (each worker's policy then
+        # names its queue): SAM's SQS event would grant receive on every queue.
+        for resource in self.resources.values():
+            if resource.get("Type") != "AWS::Lambda::EventSourceMapping":
+                continue
+            props = resource["Properties"]
+            queue = props["EventSourceArn"]["Fn::GetAtt"][0]
+            function = found[props["FunctionName"]["Ref"]]
+            function.queues.append(queue)
+            function.polling[queue] = props
         return found
 
 

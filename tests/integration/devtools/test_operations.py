@@ -40,18 +40,31 @@ def test_log_groups_all_expire():
 @pytest.mark.parametrize("logical_id", sorted(i for i, f in FUNCTIONS.items() if f.queues))
 def test_workers_are_capped_and_poison_messages_leave_within_minutes(logical_id):
     function = FUNCTIONS[logical_id]
-    for event in function.properties["Events"].values():
-        if event["Type"] != "SQS":
-            continue
+    for name, polling in function.polling.items():
         # libSQL's single write lock: two writers at most (the least SQS allows).
-        assert event["Properties"]["ScalingConfig"]["MaximumConcurrency"] == 2
-        assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
-        queue = RESOURCES[event["Properties"]["Queue"]["Fn::GetAtt"][0]]["Properties"]
+        assert polling["ScalingConfig"]["MaximumConcurrency"] == 2
+        assert polling["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+        queue = RESOURCES[name]["Properties"]
         visibility = queue["VisibilityTimeout"]
         receives = queue["RedrivePolicy"]["maxReceiveCount"]
         assert visibility >= 6 * function.timeout  # a running batch never shows twice
         assert receives * visibility <= 10 * 60  # a poison message is dead-lettered in minutes
         assert receives >= 2  # and a transient failure is retried
+
+
+def test_workers_poll_only_their_own_queue():
+    """No SAM SQS event (it would attach AWSLambdaSQSQueueExecutionRole: receive and delete
+    on every queue of the account); each worker's poller policy names its own queue."""
+    assert any(f.queues for f in FUNCTIONS.values())
+    for logical_id, function in FUNCTIONS.items():
+        events = function.properties.get("Events", {}).values()
+        assert all(event["Type"] != "SQS" for event in events), logical_id
+        polled = [
+            policy["SQSPollerPolicy"]["QueueName"]["Fn::GetAtt"][0]
+            for policy in function.properties.get("Policies", [])
+            if isinstance(policy, dict) and "SQSPollerPolicy" in policy
+        ]
+        assert polled == function.queues, logical_id
 
 
 def alarms() -> dict:

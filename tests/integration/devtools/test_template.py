@@ -276,6 +276,6 @@ def test_only_the_extraction_worker_reads_the_extractor_key_and_it_may_batch():
     others = [f for i, f in FUNCTIONS.items() if i != "ExtractionWorkerFunction"]
     assert all("ENGRAM_EXTRACTOR_API_KEY_SECRET" not in f.environment for f in others)
     assert "ExtractorApiKeySecret" not in json.dumps([f.properties for f in others])
-    jobs = worker.properties["Events"]["Jobs"]["Properties"]
+    jobs = worker.polling["ExtractionQueue"]
     assert jobs["MaximumBatchingWindowInSeconds"] == {"Ref": "ExtractionBatchWindowSeconds"}
     assert TEMPLATE.parameter_defaults()["ExtractionBatchWindowSeconds"] == "0"

@@ -254,6 +254,22 @@ def test_chat_needs_a_valid_api_key(engine, stub, authorization):
     assert stub.requests == []
 
 
+def test_the_key_may_come_in_its_own_header_beside_a_signature(engine, stub, key):
+    """The streamed chat's Function URL takes IAM auth: Authorization is the SigV4
+    signature, and the Engram key travels as X-Engram-Api-Key (never forwarded upstream)."""
+    app = make_app(engine)
+    signature = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261204/eu-west-1/lambda/aws4_request"
+    with TestClient(app) as client:
+        headers = {"Authorization": signature, "X-Engram-Api-Key": key.secret}
+        assert ask(client, "hello", headers=headers).status_code == 200
+        assert ask(client, "hello", headers={"Authorization": signature}).status_code == 401
+        wrong = {"Authorization": signature, "X-Engram-Api-Key": "egm_not_a_key"}
+        assert ask(client, "hello", headers=wrong).status_code == 401
+    (sent,) = stub.requests
+    assert not {k.lower() for k in sent["headers"]} & {"x-engram-api-key"}
+    assert key.secret not in str(sent["headers"])
+
+
 def test_revoked_keys_stop_working(chat, engine, key):
     assert ask(chat, "hello").status_code == 200
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
