@@ -71,16 +71,24 @@ def alarms() -> dict:
     return of_type("AWS::CloudWatch::Alarm")
 
 
+def _metrics(props: dict) -> list[dict]:
+    """The metrics an alarm reads: its own, or those of its metric math."""
+    if "MetricName" in props:
+        return [props]
+    return [m["MetricStat"]["Metric"] for m in props.get("Metrics", []) if "MetricStat" in m]
+
+
 def watched(namespace: str, metric: str) -> dict:
-    """The alarms on ``metric``, by the logical id their dimension refers to."""
+    """The alarms on ``metric`` (alone or in metric math), by the logical id their
+    dimension refers to."""
     found = {}
     for logical_id, alarm in alarms().items():
-        props = alarm["Properties"]
-        if (props["Namespace"], props["MetricName"]) != (namespace, metric):
-            continue
-        value = props["Dimensions"][0]["Value"]
-        target = value.get("Ref") or value.get("Fn::GetAtt", [None])[0]
-        found[target] = alarm | {"id": logical_id}
+        for read in _metrics(alarm["Properties"]):
+            if (read["Namespace"], read["MetricName"]) != (namespace, metric):
+                continue
+            value = read["Dimensions"][0]["Value"]
+            target = value.get("Ref") or value.get("Fn::GetAtt", [None])[0]
+            found[target] = alarm | {"id": logical_id}
     return found
 
 
@@ -97,6 +105,64 @@ def test_each_function_has_error_and_throttle_alarms(metric):
     assert set(found) == set(FUNCTIONS)
     for logical_id, alarm in found.items():
         assert alarm.get("Condition") == RESOURCES[logical_id].get("Condition"), logical_id
+
+
+SCHEDULED = {i for i, f in FUNCTIONS.items() if f.schedules}
+
+
+def test_errors_alarm_on_a_rate_except_for_scheduled_jobs():
+    """One failed chat among thousands is not a page; a daily job that failed is."""
+    for logical_id, alarm in watched("AWS/Lambda", "Errors").items():
+        props = alarm["Properties"]
+        if logical_id in SCHEDULED:
+            assert props["Threshold"] == 0 and props["Statistic"] == "Sum", logical_id
+            continue
+        (rate,) = [m for m in props["Metrics"] if m.get("ReturnData")]
+        assert rate["Expression"] == "IF(errors >= 3, 100 * errors / invocations, 0)"
+        assert {m["Id"] for m in props["Metrics"]} == {"errors", "invocations", "rate"}
+        assert props["DatapointsToAlarm"] < props["EvaluationPeriods"], logical_id
+
+
+def test_durations_near_the_timeout_are_watched_on_every_function_that_serves_or_polls():
+    found = watched("AWS/Lambda", "Duration")
+    assert set(found) == set(FUNCTIONS) - SCHEDULED
+    for logical_id, alarm in found.items():
+        props = alarm["Properties"]
+        assert props["ExtendedStatistic"] == "p99"
+        assert props["Threshold"] == FUNCTIONS[logical_id].timeout * 1000 * 0.8, logical_id
+        assert alarm.get("Condition") == RESOURCES[logical_id].get("Condition"), logical_id
+
+
+def test_reserved_concurrency_in_use_is_watched_where_it_is_reserved():
+    reserved = {
+        logical_id: f.properties["ReservedConcurrentExecutions"]["Fn::If"]
+        for logical_id, f in FUNCTIONS.items()
+        if "ReservedConcurrentExecutions" in f.properties
+    }
+    assert set(reserved) == set(FUNCTIONS) - SCHEDULED - {
+        "ExtractionWorkerFunction",
+        "EmbeddingWorkerFunction",
+    }
+    found = watched("AWS/Lambda", "ConcurrentExecutions")
+    assert set(found) == set(reserved)
+    for logical_id, (condition, amount, _) in reserved.items():
+        alarm = found[logical_id]
+        (share,) = [m for m in alarm["Properties"]["Metrics"] if m.get("ReturnData")]
+        assert share["Expression"] == {"Fn::Sub": f"100 * running / ${{{amount['Ref']}}}"}
+        # Only where the reservation exists (and the function does).
+        expected = RESOURCES[logical_id].get("Condition")
+        assert alarm["Condition"] in (condition, f"{condition}Alarm"), logical_id
+        if expected:
+            conditions = TEMPLATE.raw["Conditions"][alarm["Condition"]]["Fn::And"]
+            assert {"Fn::Condition": expected} in conditions
+            assert {"Fn::Condition": condition} in conditions
+
+
+def test_the_streamed_chat_url_answering_5xx_is_watched():
+    (alarm,) = watched("AWS/Lambda", "Url5xxCount").values()
+    assert alarm["Properties"]["Dimensions"] == [
+        {"Name": "FunctionName", "Value": {"Ref": "ChatStreamFunction"}}
+    ]
 
 
 def test_dead_letter_queues_and_queue_age_are_watched():
@@ -244,6 +310,6 @@ def test_degraded_retrievals_are_counted_from_every_retrieving_function_and_alar
     (alarm,) = [
         a["Properties"]
         for a in alarms().values()
-        if a["Properties"]["MetricName"] == "DegradedRetrievals"
+        if a["Properties"].get("MetricName") == "DegradedRetrievals"
     ]
     assert alarm["Namespace"] == "Engram" and alarm["Statistic"] == "Sum"
