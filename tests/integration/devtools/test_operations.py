@@ -313,3 +313,24 @@ def test_degraded_retrievals_are_counted_from_every_retrieving_function_and_alar
         if a["Properties"].get("MetricName") == "DegradedRetrievals"
     ]
     assert alarm["Namespace"] == "Engram" and alarm["Statistic"] == "Sum"
+
+
+def test_the_chat_paths_may_keep_instances_initialized_behind_an_alias():
+    """Provisioned concurrency is the cold-start cut on the chat paths: off by default (it
+    is billed whether used or not), on the `live` alias that API Gateway and the URL call."""
+    defaults = TEMPLATE.parameter_defaults()
+    for logical_id, parameter in (
+        ("ChatProxyFunction", "ChatProxyProvisioned"),
+        ("ChatStreamFunction", "ChatStreamProvisioned"),
+    ):
+        props = FUNCTIONS[logical_id].properties
+        assert props["AutoPublishAlias"] == "live"
+        condition, config, absent = props["ProvisionedConcurrencyConfig"]["Fn::If"]
+        assert config == {"ProvisionedConcurrentExecutions": {"Ref": parameter}}
+        assert absent == {"Ref": "AWS::NoValue"} and defaults[parameter] == "0"
+        assert TEMPLATE.raw["Conditions"][condition] == {
+            "Fn::Not": [{"Fn::Equals": [{"Ref": parameter}, 0]}]
+        }
+    policy = RESOURCES["ChatStreamInvokePolicy"]["Properties"]["PolicyDocument"]
+    (statement,) = policy["Statement"]
+    assert {"Fn::Sub": "${ChatStreamFunction.Arn}:live"} in statement["Resource"]
