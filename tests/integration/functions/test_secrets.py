@@ -134,3 +134,26 @@ def test_the_memory_api_authenticates_with_the_token_read_at_run_time(aws, monke
         assert cold(load_event("memory_api_list"), LambdaContext())["statusCode"] == 401
     finally:
         reset_engines()
+
+
+@pytest.mark.parametrize("logical_id", sorted(FUNCTIONS))
+def test_each_function_may_decrypt_its_secrets_only_under_the_given_key_and_through_them(
+    logical_id,
+):
+    """kms:Decrypt only when the secrets use a customer managed key, on that key, and
+    only through Secrets Manager or SSM (never a direct decrypt of anything else)."""
+    (conditional,) = [
+        policy["Fn::If"]
+        for policy in FUNCTIONS[logical_id].properties["Policies"]
+        if isinstance(policy, dict) and "Fn::If" in policy
+    ]
+    condition, granted, absent = conditional
+    assert condition == "WithSecretsKmsKey" and absent == {"Ref": "AWS::NoValue"}
+    (statement,) = granted["Statement"]
+    assert statement["Action"] == "kms:Decrypt"
+    assert statement["Resource"] == {"Ref": "SecretsKmsKeyArn"}
+    services = statement["Condition"]["StringLike"]["kms:ViaService"]
+    assert services == [
+        {"Fn::Sub": "secretsmanager.${AWS::Region}.amazonaws.com"},
+        {"Fn::Sub": "ssm.${AWS::Region}.amazonaws.com"},
+    ]
