@@ -15,6 +15,15 @@ from engram.domain.models import ApiKeyCreate
 
 __all__ = ["build_parser", "main"]
 
+DESCRIPTION = """\
+Engram, a memory layer for OpenAI-compatible chat applications.
+
+Runs the service locally (serve, mcp), runs a Lambda function of template.yaml with an
+event (invoke), prepares the Lambda layers (build-layer, lock-layers) and works on the
+configured database (migrate, stats, keys, secrets-key, reseal-secrets, extract).
+Configuration comes from ENGRAM_* environment variables (docs/configuration.md); with
+none set, the database is .engram/engram.db in the current directory."""
+
 
 def _print(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
@@ -118,44 +127,80 @@ def _secrets_key(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="engram", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run every HTTP route locally (the local API Gateway)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
+    parser = argparse.ArgumentParser(
+        prog="engram", description=DESCRIPTION, formatter_class=argparse.RawTextHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, summary: str, details: str = "") -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=summary,
+            description=summary + (f"\n\n{details}" if details else ""),
+            formatter_class=argparse.RawTextHelpFormatter,
+        )
+
+    serve = command(
+        "serve",
+        "run every HTTP route locally (chat proxy, REST API, MCP, Memory Studio)",
+        "Embedded libSQL, jobs and schedules in-process, no credentials; an admin token is\n"
+        "created on first run unless ENGRAM_ADMIN_TOKEN is set.",
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
+    )
+    serve.add_argument(
+        "--port", type=int, default=8080, help="port to listen on (default %(default)s)"
+    )
     serve.set_defaults(func=_serve)
-    sub.add_parser(
-        "mcp", help="the MCP server over stdio, for the API key in ENGRAM_API_KEY"
+    command(
+        "mcp",
+        "the MCP server over stdio (for Claude Desktop, Cursor...)",
+        "Memories are those of the API key in ENGRAM_API_KEY (an egm_... secret from\n"
+        "engram keys create or POST /api/keys); required.",
     ).set_defaults(func=_mcp)
-    invoke = sub.add_parser("invoke", help="run one function of template.yaml with an event")
+    invoke = command("invoke", "run one function of template.yaml with an event, as Lambda would")
     invoke.add_argument("logical_id", help="the function's logical id, e.g. MemoryApiFunction")
     invoke.add_argument("--event", type=Path, required=True, help="an event file (events/)")
     invoke.add_argument("--env-vars", type=Path, help="env.json, as sam local invoke reads it")
     invoke.set_defaults(func=_invoke)
-    layer = sub.add_parser("build-layer", help="prepare layers/ for sam build")
-    layer.set_defaults(func=_build_layer)
-    sub.add_parser(
-        "lock-layers", help="resolve and pin each layer's requirements.txt (needs PyPI)"
-    ).set_defaults(func=_lock_layers)
-    sub.add_parser("migrate", help="apply database migrations").set_defaults(func=_migrate)
-    sub.add_parser("extract", help="print the facts extracted from stdin").set_defaults(
-        func=_extract
+    command("build-layer", "prepare layers/ for sam build (glue and model files)").set_defaults(
+        func=_build_layer
     )
-    stats = sub.add_parser("stats", help="memory totals and hit rate")
-    stats.add_argument("--api-key-id")
+    command(
+        "lock-layers", "resolve and pin each layer's requirements.txt (needs PyPI)"
+    ).set_defaults(func=_lock_layers)
+    command("migrate", "apply the database migrations").set_defaults(func=_migrate)
+    command(
+        "extract", "print the facts the rule extractor reads in stdin (nothing is stored)"
+    ).set_defaults(func=_extract)
+    stats = command("stats", "memory totals and retrieval hit rate")
+    stats.add_argument("--api-key-id", help="one key's figures (default: every key's)")
     stats.set_defaults(func=_stats)
-    keys = sub.add_parser("keys", help="API keys of the chat proxy")
-    actions = keys.add_subparsers(dest="action", required=True)
-    actions.add_parser("create").add_argument("name", nargs="?", default="default")
-    actions.add_parser("list")
-    actions.add_parser("revoke").add_argument("id")
+    keys = command("keys", "API keys of the chat proxy and MCP")
+    actions = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = actions.add_parser(
+        "create",
+        help="create a key; its secret is printed once",
+        description="create a key; its secret (egm_...) is printed once, never again",
+    )
+    create.add_argument("name", nargs="?", default="default", help="a name to know it by")
+    actions.add_parser(
+        "list", help="every key, without secrets", description="every key, without secrets"
+    )
+    revoke = actions.add_parser(
+        "revoke",
+        help="revoke a key (its memories stay)",
+        description="revoke a key: it stops working at once; its memories stay",
+    )
+    revoke.add_argument("id", help="the key's id (key_...), as keys list shows it")
     keys.set_defaults(func=_keys)
-    sub.add_parser(
-        "secrets-key", help="print a new key for ENGRAM_SECRETS_KEY (sealed credentials)"
+    command(
+        "secrets-key", "print a new key for ENGRAM_SECRETS_KEY (seals stored credentials)"
     ).set_defaults(func=_secrets_key)
-    sub.add_parser(
+    command(
         "reseal-secrets",
-        help="seal the stored credentials again with ENGRAM_SECRETS_KEY's first key (rotation)",
+        "seal the stored credentials again with ENGRAM_SECRETS_KEY's first key (rotation)",
     ).set_defaults(func=_reseal)
     return parser
 

@@ -7,15 +7,18 @@ Without ``ENGRAM_ADMIN_TOKEN`` a token is created once, kept in the data directo
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
+import socket
 from pathlib import Path
 
 from pydantic import SecretStr
 
 from engram import Config, load_config
+from engram.domain.errors import ConfigError
 
-__all__ = ["ensure_admin_token", "serve"]
+__all__ = ["check_port", "ensure_admin_token", "serve"]
 
 TOKEN_FILE = "admin-token"  # noqa: S105 - a file name, not a secret
 
@@ -37,6 +40,24 @@ def ensure_admin_token(config: Config) -> tuple[Config, Path | None, bool]:
     return config.model_copy(update={"admin_token": SecretStr(token)}), path, created
 
 
+def check_port(host: str, port: int) -> None:
+    """``ConfigError`` naming the way out when ``host:port`` cannot be listened on, before
+    anything is announced (uvicorn would print the address, then ``[Errno 98]``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"port {port} on {host} is already in use (another engram serve?): stop "
+                    f"it, or choose another port: engram serve --port {port + 1} "
+                    f"(make serve PORT={port + 1})"
+                ) from None
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
 def serve(host: str = "127.0.0.1", port: int = 8080) -> None:
     import uvicorn
 
@@ -45,6 +66,7 @@ def serve(host: str = "127.0.0.1", port: int = 8080) -> None:
     from ..http import create_app
     from .local_schedules import LocalSchedules
 
+    check_port(host, port)
     config, path, created = ensure_admin_token(load_config())
     if created:
         assert config.admin_token is not None

@@ -8,11 +8,12 @@ after it is sent.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import StringConstraints, WithJsonSchema
+from pydantic import AfterValidator, WithJsonSchema
 from starlette.background import BackgroundTask
 
 from engram.app.chat import ChatReply
@@ -36,7 +37,17 @@ _UPSTREAM: dict[int | str, dict[str, Any]] = {
 }
 # The SPEC's values for x-engram-no-memory, any case; anything else is refused (422).
 _FLAG = "^\\s*(?:[Tt][Rr][Uu][Ee]|1|[Yy][Ee][Ss]|[Ff][Aa][Ll][Ss][Ee]|0|[Nn][Oo])\\s*$"
-NoMemory = Annotated[str, StringConstraints(pattern=_FLAG)]
+_FLAG_RE = re.compile(_FLAG)
+
+
+def _flag(value: str) -> str:
+    # The schema states the pattern; a person reading the 422 gets the values in words.
+    if not _FLAG_RE.match(value):
+        raise ValueError("must be true, 1 or yes (no memory) or false, 0 or no (any case)")
+    return value
+
+
+NoMemory = Annotated[str, AfterValidator(_flag)]
 
 
 def _header(schema: dict[str, Any]) -> WithJsonSchema:

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 from engram.adapters.libsql.migrate import load_migrations
+from shared.devtools.template import ROOT
 
 
 def run(args, db_path, stdin="", **environment):
@@ -50,3 +51,55 @@ def test_a_bad_environment_stops_the_command_with_a_clear_message(db_path):
     assert out.stderr.startswith("engram: invalid configuration:")
     assert "ENGRAM_DB_CACHE_MB" in out.stderr and "MEMORY_VEC_TOP_K" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def _commands(parser):
+    """Every parser below ``parser`` (commands and their actions), by its prog."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield child
+                yield from _commands(child)
+
+
+def test_every_command_and_option_says_what_it_does():
+    from shared.devtools.cli import build_parser
+
+    parser = build_parser()
+    text = parser.format_help()
+    assert "``" not in text  # reStructuredText quotes from a docstring
+    listed = {c.prog.split()[-1] for c in _commands(parser)}
+    assert {"serve", "mcp", "invoke", "keys", "create", "revoke"} <= listed
+    for command in _commands(parser):
+        assert command.description, command.prog
+        assert "``" not in command.format_help(), command.prog
+        for action in command._actions:
+            if action.dest in ("help", "command", "action"):
+                continue
+            assert action.help, f"{command.prog} {action.option_strings or action.dest}"
+    mcp = next(c for c in _commands(parser) if c.prog.endswith(" mcp"))
+    assert "ENGRAM_API_KEY" in mcp.format_help()
+
+
+def test_serve_on_a_busy_port_says_so_before_announcing_anything(tmp_path):
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        out = subprocess.run(
+            [sys.executable, "-m", "shared.devtools.cli", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env=os.environ
+            | {"ENGRAM_DATA_DIR": str(tmp_path), "ENGRAM_DB_URL": f"file:{tmp_path / 'e.db'}"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert out.returncode == 2
+    assert f"port {port} on 127.0.0.1 is already in use" in out.stderr
+    assert f"--port {port + 1}" in out.stderr
+    assert "Engram on http" not in out.stdout and "Errno" not in out.stderr + out.stdout

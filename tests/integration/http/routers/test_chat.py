@@ -317,6 +317,13 @@ def test_bad_engram_headers_are_422_naming_the_header(chat, stub, header, value)
     assert stub.requests == []
 
 
+def test_a_bad_no_memory_flag_is_explained_in_words_not_as_a_pattern(chat, stub):
+    response = ask(chat, "hello", headers={"x-engram-no-memory": "maybe"})
+    message = response.json()["error"]["message"]
+    assert "true, 1 or yes" in message and "false, 0 or no" in message
+    assert "^" not in message and "[Tt]" not in message
+
+
 SYSTEM = {"role": "system", "content": "You are a helpful assistant. Be brief."}
 
 
