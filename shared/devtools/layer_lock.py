@@ -80,9 +80,11 @@ class Layer:
         return ROOT / self.parent / self.folder / "requirements.txt"
 
 
-# boto3 ships with the runtime; uvicorn serves locally only; pyyaml and packaging are
-# for these tools; mcp and aws-xray-sdk have layers of their own.
-ENGINE_NOT_IN_LAYER = frozenset({"boto3", "uvicorn", "pyyaml", "packaging", "mcp", "aws-xray-sdk"})
+# boto3 ships with the runtime; uvicorn and fastapi-swagger (/docs) serve locally only;
+# pyyaml and packaging are for these tools; mcp and aws-xray-sdk have layers of their own.
+ENGINE_NOT_IN_LAYER = frozenset(
+    {"boto3", "uvicorn", "fastapi-swagger", "pyyaml", "packaging", "mcp", "aws-xray-sdk"}
+)
 LAYERS: tuple[Layer, ...] = (
     Layer(
         "engram",

@@ -20,6 +20,7 @@ from engram.domain.models import MemoryImport
 
 from ..secrets import load_runtime_config
 from .access import AccessLog
+from .api_docs import install_api_docs
 from .budget import DatabaseBudget
 from .errors import install_error_handlers
 from .limits import BodyLimits
@@ -87,6 +88,9 @@ def create_app(
         title="Engram",
         version=_version(),
         description="A persistent memory layer for OpenAI-compatible chat applications.",
+        # /docs is served from local assets (api_docs.py); ReDoc would need a CDN too.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.config = config
     app.state.web_adapter = web_adapter
@@ -107,6 +111,7 @@ def create_app(
         },
         max_depth=config.max_json_depth,
     )
+    install_api_docs(app)
     for name in ORDER:  # fixed paths before /api/memory/{id}
         if name in wanted:
             app.include_router(load(name))
