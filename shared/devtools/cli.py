@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from engram import EngramError, extract_facts, load_config, open_engine
-from engram.domain.models import ApiKeyCreate
+from engram.domain.models import ApiKeyCreate, ApiKeyTransfer
 
 __all__ = ["build_parser", "main"]
 
@@ -99,6 +101,15 @@ def _keys(args: argparse.Namespace) -> int:
             _print(engine.keys.create(ApiKeyCreate(name=args.name)).model_dump(mode="json"))
         elif args.action == "list":
             _print([k.model_dump(mode="json") for k in engine.keys.all()])
+        elif args.action == "export":
+            _print(engine.keys.export().model_dump(mode="json", by_alias=True))
+        elif args.action == "import":
+            try:
+                transfer = ApiKeyTransfer.model_validate_json(args.file.read_bytes())
+            except (OSError, ValidationError) as exc:
+                print(f"engram: {args.file} is not a keys export: {exc}", file=sys.stderr)
+                return 2
+            _print(engine.keys.restore(transfer).model_dump(mode="json", by_alias=True))
         else:
             key = engine.keys.revoke(args.id)
             if key is None:
@@ -188,6 +199,19 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser(
         "list", help="every key, without secrets", description="every key, without secrets"
     )
+    actions.add_parser(
+        "export",
+        help="every key with the hash of its secret, for another instance",
+        description="every key with the SHA-256 of its secret (never the secret), as JSON:\n"
+        "what `engram keys import` (or POST /api/keys/import) takes on another instance",
+    )
+    imported = actions.add_parser(
+        "import",
+        help="add the keys another instance exported (their secrets then work here)",
+        description="add the keys another instance exported; a key whose id or secret is\n"
+        "already here is left alone and listed as a conflict",
+    )
+    imported.add_argument("file", type=Path, help="the JSON that `engram keys export` printed")
     revoke = actions.add_parser(
         "revoke",
         help="revoke a key (its memories stay)",

@@ -30,11 +30,13 @@ And one guard for the generator itself: Hypothesis describes a filtered strategy
 lambda by parsing its source (``ast.parse``), and CPython 3.11's AST constructor keeps
 its recursion depth per interpreter, not per thread: two workers parsing at once fail
 with "AST constructor recursion depth mismatch" (a runtime error of the run, not a
-finding about Engram). Those descriptions are made one at a time.
+finding about Engram). Every ``ast.parse`` of the run (those descriptions and any other
+source Hypothesis or Schemathesis reads) is made one at a time.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import threading
 from datetime import UTC, datetime, timedelta
@@ -48,16 +50,23 @@ from engram.domain.models.hosts import HOST_PATTERN, MAX_HOST_CHARS
 from engram.domain.models.settings import MemorySettingsUpdate
 from engram.domain.urlpolicy import check_endpoint_url
 
-_describing = threading.Lock()
+_parsing = threading.RLock()  # re-entrant: a description parses inside the lock
 _describe = lambda_sources.lambda_description
+_parse = ast.parse
 
 
 def _one_at_a_time(f: Any) -> str:
-    with _describing:
+    with _parsing:
         return _describe(f)
 
 
+def _parse_alone(*args: Any, **kwargs: Any) -> Any:
+    with _parsing:
+        return _parse(*args, **kwargs)
+
+
 lambda_sources.lambda_description = _one_at_a_time
+ast.parse = _parse_alone
 
 _FUTURE = (datetime.now(UTC) + timedelta(days=3650)).isoformat()
 

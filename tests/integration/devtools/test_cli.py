@@ -103,3 +103,24 @@ def test_serve_on_a_busy_port_says_so_before_announcing_anything(tmp_path):
     assert f"port {port} on 127.0.0.1 is already in use" in out.stderr
     assert f"--port {port + 1}" in out.stderr
     assert "Engram on http" not in out.stdout and "Errno" not in out.stderr + out.stdout
+
+
+def test_keys_move_to_another_database_and_their_secrets_work_there(db_path, tmp_path):
+    from engram import Config, open_engine
+
+    secret = json.loads(run(["keys", "create", "laptop"], db_path).stdout)["secret"]
+    exported = run(["keys", "export"], db_path)
+    assert exported.returncode == 0 and secret not in exported.stdout
+    dump = tmp_path / "keys.json"
+    dump.write_text(exported.stdout)
+    other = tmp_path / "other.db"
+    restored = json.loads(run(["keys", "import", str(dump)], other).stdout)
+    assert len(restored["created"]) == 1 and restored["conflicts"] == []
+    engine = open_engine(Config(db_url=f"file:{other}"))
+    try:
+        assert engine.keys.authenticate(secret) is not None
+    finally:
+        engine.close()
+    dump.write_text('{"keys": [{"id": "*"}]}')
+    bad = run(["keys", "import", str(dump)], other)
+    assert bad.returncode == 2 and "is not a keys export" in bad.stderr

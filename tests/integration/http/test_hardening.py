@@ -256,12 +256,19 @@ def test_an_unexpected_error_is_a_bare_500_logged_without_its_message(engine, ca
     assert all("secret plans" not in str(vars(r)) for r in caplog.records)
 
 
-def test_the_openapi_document_has_two_security_schemes_and_the_chat_schema(app):
+def test_the_openapi_document_has_its_security_schemes_and_the_chat_schema(app):
     spec = app.openapi()
     schemes = spec["components"]["securitySchemes"]
-    assert set(schemes) == {"AdminToken", "ApiKey"}
+    assert set(schemes) == {"AdminToken", "ApiKey", "EngramKeyHeader"}
+    # The chat's key: a bearer, or its own header (beside a SigV4 signature).
+    assert schemes["EngramKeyHeader"] == {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Engram-Api-Key",
+        "description": schemes["EngramKeyHeader"]["description"],
+    }
     chat = spec["paths"]["/v1/chat/completions"]["post"]
-    assert chat["security"] == [{"ApiKey": []}]
+    assert chat["security"] == [{"ApiKey": []}, {"EngramKeyHeader": []}]
     assert "ChatCompletionRequest" in json.dumps(chat["requestBody"])
     create = spec["paths"]["/api/memory"]["post"]
     assert create["security"] == [{"AdminToken": []}]

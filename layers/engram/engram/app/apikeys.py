@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engram.domain.models import ApiKey, ApiKeyCreate, ApiKeyCreated
+from engram.domain.models import (
+    ApiKey,
+    ApiKeyCreate,
+    ApiKeyCreated,
+    ApiKeysRestored,
+    ApiKeyTransfer,
+)
 from engram.ports import ApiKeyStore
 
 __all__ = ["ApiKeyService"]
@@ -30,3 +36,16 @@ class ApiKeyService:
 
     def authenticate(self, secret: str) -> ApiKey | None:
         return self.store.authenticate(secret, self.now_ms())
+
+    def export(self) -> ApiKeyTransfer:
+        """Every key with the hash of its secret (never the secret): for another instance."""
+        return ApiKeyTransfer(keys=self.store.records())
+
+    def restore(self, transfer: ApiKeyTransfer) -> ApiKeysRestored:
+        """Add the keys of another instance; the same secrets then work here."""
+        done: dict[str, list[str]] = {"created": [], "unchanged": [], "conflict": []}
+        for record in transfer.keys:
+            done[self.store.restore(record)].append(record.id)
+        return ApiKeysRestored(
+            created=done["created"], unchanged=done["unchanged"], conflicts=done["conflict"]
+        )

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from engram.domain.models import (
     ApiKey,
     ApiKeyCreated,
+    ApiKeyRecord,
     ForgetOutcome,
     HealthReport,
     Memory,
@@ -261,6 +262,14 @@ class ApiKeyStore(Protocol):
     def revoke(self, key_id: str, now_ms: int) -> ApiKey | None: ...
 
     def authenticate(self, secret: str, now_ms: int) -> ApiKey | None: ...
+
+    def records(self) -> list[ApiKeyRecord]:
+        """Every key with the hash of its secret, for another instance."""
+        ...
+
+    def restore(self, record: ApiKeyRecord) -> Literal["created", "unchanged", "conflict"]:
+        """Add ``record`` unless its id or its secret is already here (then say which)."""
+        ...
 
 
 class SettingsDocuments(Protocol):

@@ -11,11 +11,12 @@ import hashlib
 import hmac
 import logging
 import secrets
+from typing import Literal
 
 from engram.adapters.libsql.database import Database, Row
 from engram.domain.errors import StorageError
-from engram.domain.models import ApiKey, ApiKeyCreated
-from engram.domain.models.common import from_millis
+from engram.domain.models import ApiKey, ApiKeyCreated, ApiKeyRecord
+from engram.domain.models.common import from_millis, to_millis
 
 __all__ = ["SECRET_PREFIX", "ApiKeyRepository", "hash_secret"]
 
@@ -37,6 +38,16 @@ def _to_key(row: Row) -> ApiKey:
         created_at=from_millis(row["created_at"]),
         last_used_at=None if row["last_used_at"] is None else from_millis(row["last_used_at"]),
         revoked_at=None if row["revoked_at"] is None else from_millis(row["revoked_at"]),
+    )
+
+
+def _to_record(row: Row) -> ApiKeyRecord:
+    key = _to_key(row)
+    # Names from before they had to be printable: control characters dropped (a name
+    # that began with NUL reads back empty), the id when nothing is left.
+    name = "".join(c for c in key.name if c.isprintable() or c == " ").strip()[:100]
+    return ApiKeyRecord(
+        **key.model_dump(exclude={"name"}), name=name or key.id, secret_hash=row["secret_hash"]
     )
 
 
@@ -98,3 +109,33 @@ class ApiKeyRepository:
                 # Bookkeeping: a locked or read-only database must not refuse a valid key.
                 log.info("last use of key %s not recorded: %s", row["id"], exc.message)
         return _to_key(row)
+
+    def records(self) -> list[ApiKeyRecord]:
+        rows = self.db.query("SELECT * FROM api_keys ORDER BY created_at, id")
+        return [_to_record(r) for r in rows]
+
+    def restore(self, record: ApiKeyRecord) -> Literal["created", "unchanged", "conflict"]:
+        # Never overwritten: a different key under the same id, or the same secret under
+        # another id, would change who owns which memories.
+        same_id = self.db.query_one("SELECT secret_hash FROM api_keys WHERE id = ?", (record.id,))
+        if same_id is not None:
+            same = hmac.compare_digest(same_id["secret_hash"], record.secret_hash)
+            return "unchanged" if same else "conflict"
+        if self.db.query_one(
+            "SELECT id FROM api_keys WHERE secret_hash = ?", (record.secret_hash,)
+        ):
+            return "conflict"
+        self.db.execute(
+            "INSERT INTO api_keys (id, name, prefix, secret_hash, created_at, last_used_at,"
+            " revoked_at) VALUES (?,?,?,?,?,?,?)",
+            (
+                record.id,
+                record.name,
+                record.prefix,
+                record.secret_hash,
+                to_millis(record.created_at),
+                None if record.last_used_at is None else to_millis(record.last_used_at),
+                None if record.revoked_at is None else to_millis(record.revoked_at),
+            ),
+        )
+        return "created"

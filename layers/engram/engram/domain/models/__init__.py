@@ -24,7 +24,14 @@ from engram.domain.models.jobs import (
     Job,
     JobTurn,
 )
-from engram.domain.models.keys import ApiKey, ApiKeyCreate, ApiKeyCreated
+from engram.domain.models.keys import (
+    ApiKey,
+    ApiKeyCreate,
+    ApiKeyCreated,
+    ApiKeyRecord,
+    ApiKeysRestored,
+    ApiKeyTransfer,
+)
 from engram.domain.models.maintenance import (
     CleanupResult,
     SummarizeRequest,
@@ -92,6 +99,9 @@ __all__ = [
     "ApiKey",
     "ApiKeyCreate",
     "ApiKeyCreated",
+    "ApiKeyRecord",
+    "ApiKeyTransfer",
+    "ApiKeysRestored",
     "ApiModel",
     "BackendFailure",
     "BackendStatus",

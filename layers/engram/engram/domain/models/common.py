@@ -34,6 +34,7 @@ __all__ = [
     "Content",
     "Credential",
     "InjectionMode",
+    "KeyName",
     "MemoryKey",
     "MemoryType",
     "Metadata",
@@ -307,6 +308,13 @@ ApiKeyId = Annotated[
 SessionId = Annotated[
     str,
     Field(min_length=1, max_length=128, json_schema_extra=_schema_pattern(_PRINTABLE)),
+    AfterValidator(_check_printable),
+]
+# An API key's name: printable, since the database reads text only up to a NUL (a name
+# starting with one would come back empty).
+KeyName = Annotated[
+    str,
+    Field(min_length=1, max_length=100, json_schema_extra=_schema_pattern(_PRINTABLE)),
     AfterValidator(_check_printable),
 ]
 
