@@ -31,6 +31,8 @@ router = APIRouter(
 
 MAX_IMPORT_ITEMS = 10_000
 _MAX_REPORTED = 100
+# One thing to fix: the item (array index or NDJSON line), the field, what is wrong.
+Problem = dict[str, Any]
 
 
 class ExportQuery(ApiModel):
@@ -39,8 +41,10 @@ class ExportQuery(ApiModel):
     api_key_id: ApiKeyId | None = None
 
 
-def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
-    """(index, decoded JSON) per item: array positions, or 0-based NDJSON line numbers."""
+def _parse(raw: bytes, content_type: str) -> tuple[list[tuple[int, Any]], list[Problem]]:
+    """(index, decoded JSON) per item (array positions, or 0-based NDJSON line numbers),
+    and the NDJSON lines that are not JSON: reported with the items' own problems, so one
+    answer lists everything to fix."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -56,9 +60,9 @@ def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
             raise InvalidInputError(f"the body is not acceptable JSON: {exc}") from exc
         if not isinstance(data, list):
             raise InvalidInputError("a JSON import must be an array of memories")
-        return list(enumerate(data))
+        return list(enumerate(data)), []
     items: list[tuple[int, Any]] = []
-    problems: list[dict[str, Any]] = []
+    unreadable: list[Problem] = []
     # Lines end with "\n" (export's), optionally "\r\n"; not str.splitlines(), which also
     # breaks at U+2028, U+0085 and the other separators a memory's text may hold.
     for index, line in enumerate(text.split("\n")):
@@ -68,20 +72,15 @@ def _parse(raw: bytes, content_type: str) -> list[tuple[int, Any]]:
         try:
             items.append((index, strict_loads(line)))
         except json.JSONDecodeError as exc:
-            problems.append({"index": index, "field": None, "message": f"not JSON: {exc.msg}"})
+            unreadable.append({"index": index, "field": None, "message": f"not JSON: {exc.msg}"})
         except ValueError as exc:
-            problems.append({"index": index, "field": None, "message": f"not acceptable: {exc}"})
-    if problems:
-        raise InvalidInputError(
-            f"{len(problems)} line(s) are not JSON; nothing was imported",
-            details=problems[:_MAX_REPORTED],
-        )
-    return items
+            unreadable.append({"index": index, "field": None, "message": f"not acceptable: {exc}"})
+    return items, unreadable
 
 
-def _validate(items: list[tuple[int, Any]]) -> list[MemoryImport]:
+def _validate(items: list[tuple[int, Any]], unreadable: list[Problem]) -> list[MemoryImport]:
     valid: list[MemoryImport] = []
-    problems: list[dict[str, Any]] = []
+    problems = list(unreadable)
     for index, item in items:
         try:
             valid.append(MemoryImport.model_validate(item))
@@ -90,9 +89,11 @@ def _validate(items: list[tuple[int, Any]]) -> list[MemoryImport]:
                 field = ".".join(str(p) for p in error["loc"]) or None
                 problems.append({"index": index, "field": field, "message": error["msg"]})
     if problems:
+        problems.sort(key=lambda p: p["index"])
         bad = len({p["index"] for p in problems})
+        total = len(items) + len(unreadable)
         raise InvalidInputError(
-            f"{bad} of {len(items)} item(s) are invalid; nothing was imported",
+            f"{bad} of {total} item(s) are invalid; nothing was imported",
             details=problems[:_MAX_REPORTED],
         )
     return valid
@@ -123,12 +124,12 @@ async def import_memories(request: Request, engine: EngineDep) -> ImportResult:
     objects one per line with ``Content-Type: application/x-ndjson`` (what export
     writes). All or nothing: every invalid item is reported by index, none is written."""
     raw = await request.body()  # at most ENGRAM_MAX_IMPORT_BYTES: the app's BodyLimits saw to it
-    items = _parse(raw, request.headers.get("content-type", ""))
-    if not items:
+    items, unreadable = _parse(raw, request.headers.get("content-type", ""))
+    if not items and not unreadable:
         raise InvalidInputError("the import holds no memories")
-    if len(items) > MAX_IMPORT_ITEMS:
+    if len(items) + len(unreadable) > MAX_IMPORT_ITEMS:
         raise InvalidInputError(f"an import is limited to {MAX_IMPORT_ITEMS} memories")
-    valid = _validate(items)
+    valid = _validate(items, unreadable)
     outcomes = await run_in_threadpool(engine.memory.import_many, list(valid))
     created = sum(1 for o in outcomes if o.created)
     return ImportResult(received=len(valid), created=created, updated=len(valid) - created)

@@ -76,6 +76,30 @@ def test_ndjson_lines_that_are_not_json_are_reported(client, engine, db):
     assert db.scalar("SELECT count(*) FROM memories") == 0
 
 
+def test_lines_that_are_not_json_and_invalid_items_are_reported_in_one_answer(client, db):
+    body = "\n".join(
+        [
+            '{"apiKeyId":"key_a","content":"ok"}',
+            "{oops",
+            '{"apiKeyId":"key_a"}',  # no content
+            '{"apiKeyId":"key_a","content":"fine"}',
+            "not json either",
+        ]
+    )
+    response = client.post(
+        "/api/memory/import", content=body, headers={"Content-Type": "application/x-ndjson"}
+    )
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["message"].startswith("3 of 5 item(s) are invalid")
+    assert [(d["index"], d["field"]) for d in error["details"]] == [
+        (1, None),
+        (2, "content"),
+        (4, None),
+    ]
+    assert db.scalar("SELECT count(*) FROM memories") == 0
+
+
 def test_an_id_clash_names_the_item_and_rolls_back(client, engine, db):
     existing = engine.memories.create(MemoryCreate(api_key_id="key_a", content="mine"))
     items = [
