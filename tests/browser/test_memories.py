@@ -164,7 +164,14 @@ def test_search_type_and_session_filters_and_paging(studio: Studio) -> None:
     chart = page.get_attribute("#stat-chart svg", "aria-label") or ""
     assert "factual 23" in chart and "procedural 1" in chart and "episodic 1" in chart
     assert page.locator("#stat-chart rect").count() == 4
-    assert int(page.inner_text("#stat-total")) >= 25
+    assert page.inner_text("#stat-total") == "25"  # the chart's own set
+    # A search narrows both: never a key's total beside a chart of what matched.
+    page.fill("#f-q", "runbook")
+    page.click("#filters button[type=submit]")
+    expect(page.locator("#page-info")).to_contain_text("1 memory")
+    expect(page.locator("#stat-total")).to_have_text("1")
+    chart = page.get_attribute("#stat-chart svg", "aria-label") or ""
+    assert "procedural 1" in chart and "factual 0" in chart
 
 
 def test_history_of_a_superseded_fact(studio: Studio) -> None:
@@ -236,3 +243,36 @@ def test_pin_and_unpin_move_a_memory_into_and_out_of_the_profile(studio: Studio)
     expect(row.locator(".badge.profile")).to_have_count(0)
     (unpinned,) = listed(studio.server, "pin-key")
     assert unpinned["profile"] is False and unpinned["metadata"]["pinned"] is False
+
+
+def test_adding_twice_with_a_key_makes_two_memories(studio: Studio) -> None:
+    """The form forgets the key after a save: the next add is a new memory, not a silent
+    replacement of the first (upsert by key)."""
+    page = studio.sign_in().page
+    page.fill("#a-key", "twice-key")
+    page.fill("#a-ukey", "preference:editor")
+    page.fill("#a-content", "I use Vim")
+    page.click("#add-form button[type=submit]")
+    page.wait_for_selector("#add-msg.ok")
+    assert page.input_value("#a-ukey") == "" and page.input_value("#a-content") == ""
+    assert page.input_value("#a-key") == "twice-key"  # whose memories: kept on purpose
+    page.fill("#a-content", "I drink tea")
+    page.click("#add-form button[type=submit]")
+    expect(page.locator("#add-msg")).not_to_contain_text("preference:editor")
+    page.wait_for_function(
+        "() => document.querySelector('#add-msg').textContent.startsWith('Saved as')"
+    )
+    contents = sorted(str(m["content"]) for m in listed(studio.server, "twice-key"))
+    assert contents == ["I drink tea", "I use Vim"]
+
+
+def test_a_memory_names_the_key_that_owns_it(studio: Studio) -> None:
+    server = studio.server
+    made = httpx.post(
+        f"{server.base}/api/keys", json={"name": "kitchen-tablet"}, headers=server.admin
+    ).json()
+    add(server, made["id"], "the tablet lives in the kitchen")
+    page = studio.sign_in().page
+    show_key(studio, made["id"])
+    meta = page.locator("#mem-list li.mem .meta").first
+    expect(meta).to_contain_text(f"API key kitchen-tablet ({made['id']})")

@@ -3,6 +3,7 @@
 import { api } from "./api.js";
 import { barChart } from "./chart.js";
 import { $, busy, confirmDialog, download, formData, h, say, sayError, when } from "./dom.js";
+import { keyLabel } from "./keyids.js";
 
 const TYPES = ["factual", "episodic", "procedural", "semantic"];
 const LIMIT = 20;
@@ -86,10 +87,12 @@ export async function refresh() {
   $("#page-info").textContent = `Page ${page.page} of ${pages} · ${page.total} ${page.total === 1 ? "memory" : "memories"}`;
   $("#prev").disabled = page.page <= 1;
   $("#next").disabled = page.page >= pages;
-  $("#stat-total").textContent = String(page.stats.total);
+  // The count beside the chart is the chart's own (the list's filter but its type, from the
+  // primary store); tokens and hit rate are the key's, from libSQL's bookkeeping.
+  const counts = TYPES.map((t) => [t, page.byType[t] || 0]);
+  $("#stat-total").textContent = String(counts.reduce((sum, [, n]) => sum + n, 0));
   $("#stat-tokens").textContent = String(page.stats.tokensUsed);
   $("#stat-hit").textContent = `${Math.round(page.stats.hitRate * 100)}%`;
-  const counts = TYPES.map((t) => [t, page.byType[t] || 0]);
   $("#stat-chart").replaceChildren(barChart(counts, { title: "Memories by type (current filter)" }));
 }
 
@@ -102,7 +105,7 @@ function row(memory) {
       memory.profile ? h("span", { class: "badge profile", title: "Injected with every request" }, "profile") : null,
       h("span", {}, memory.key),
       memory.sessionId ? h("span", {}, `session ${memory.sessionId}`) : null,
-      h("span", {}, `API key ${memory.apiKeyId}`),
+      h("span", {}, `API key ${keyLabel(memory.apiKeyId)}`),
       h("span", {}, `updated ${when(memory.updatedAt)}`)),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "quiet", onclick: edit }, "Edit"),
@@ -182,7 +185,9 @@ async function add(event) {
   await busy(event.submitter, $("#add-msg"), async () => {
     const memory = await api("POST", "api/memory", { json: body });
     say($("#add-msg"), `Saved as ${memory.key}.`);
+    // The next memory is a new one: a key left in the form would replace this one.
     $("#a-content").value = "";
+    $("#a-ukey").value = "";
     refresh();
   });
 }
@@ -254,6 +259,7 @@ function compactRequest() {
 }
 
 const memoriesOf = (n) => `${n} ${n === 1 ? "memory" : "memories"}`;
+const daysOf = (n) => `${n} ${Number(n) === 1 ? "day" : "days"}`;
 
 async function previewCompaction(event) {
   event.preventDefault();
@@ -264,7 +270,7 @@ async function previewCompaction(event) {
     const plan = await api("POST", "api/memory/summarize", { json: { ...body, dryRun: true } });
     view.compact = body;
     if (!plan.candidates.length) {
-      say(out, `No memories were last written more than ${body.olderThanDays} days ago.`);
+      say(out, `No memories were last written more than ${daysOf(body.olderThanDays)} ago.`);
       return;
     }
     say(out, `${memoriesOf(plan.candidates.length)} would fold into ${plan.summaries.length} summary ${plan.summaries.length === 1 ? "memory" : "memories"}, saving ${plan.tokensSaved} tokens. Nothing has changed yet.`);
