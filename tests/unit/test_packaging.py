@@ -13,4 +13,10 @@ def test_every_package_is_installed():
         for init in base.rglob("__init__.py"):
             relative = init.parent.relative_to(base).parts
             found.add(".".join((top, *relative)))
-    assert set(setuptools["packages"]) == found
+    # Folders of data files only (no __init__.py) are packages too, as setuptools wants
+    # them listed: each has its package-data line.
+    data_only = set(setuptools["package-data"]) - found
+    assert set(setuptools["packages"]) == found | data_only
+    for package in data_only:
+        top, *rest = package.split(".")
+        assert (ROOT / setuptools["package-dir"][top]).joinpath(*rest).is_dir(), package
