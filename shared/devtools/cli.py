@@ -130,6 +130,26 @@ def _reseal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reindex(args: argparse.Namespace) -> int:
+    """Every pending memory embedded, in short batches, each batch's progress printed."""
+    engine = open_engine(load_config(), jobs="inline")
+    try:
+        result = engine.vectors.reindex(force=args.force, max_seconds=2.0)
+        if not result.started:
+            print(f"engram: nothing to do: {result.reason}", file=sys.stderr)
+            return 1
+        done, total = result.processed, result.processed + result.pending
+        print(f"reindex: {done}/{total} embedded", file=sys.stderr)
+        while result.pending and result.processed:
+            result = engine.vectors.reindex(max_seconds=2.0)
+            done += result.processed
+            print(f"reindex: {done}/{total} embedded", file=sys.stderr)
+        _print({"processed": done, "pending": result.pending})
+    finally:
+        engine.close()
+    return 0 if not result.pending else 1
+
+
 def _fetch_models(args: argparse.Namespace) -> int:
     from engram.adapters.embeddings.assets import main as assets
 
@@ -196,6 +216,14 @@ def build_parser() -> argparse.ArgumentParser:
     command(
         "extract", "print the facts the rule extractor reads in stdin (nothing is stored)"
     ).set_defaults(func=_extract)
+    reindex = command(
+        "reindex",
+        "embed every memory still waiting for a vector, with progress",
+        "What POST /api/memory/reindex starts and the reindex schedule finishes, done here\n"
+        "to the end; after changing the embedder, --force re-embeds every memory.",
+    )
+    reindex.add_argument("--force", action="store_true", help="re-embed every memory")
+    reindex.set_defaults(func=_reindex)
     stats = command("stats", "memory totals and retrieval hit rate")
     stats.add_argument("--api-key-id", help="one key's figures (default: every key's)")
     stats.set_defaults(func=_stats)

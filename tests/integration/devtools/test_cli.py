@@ -124,3 +124,20 @@ def test_keys_move_to_another_database_and_their_secrets_work_there(db_path, tmp
     dump.write_text('{"keys": [{"id": "*"}]}')
     bad = run(["keys", "import", str(dump)], other)
     assert bad.returncode == 2 and "is not a keys export" in bad.stderr
+
+
+def test_reindex_embeds_everything_pending_and_shows_progress(db_path):
+    from engram import Config, open_engine
+    from engram.domain.models import MemoryCreate
+
+    engine = open_engine(Config(db_url=f"file:{db_path}"), jobs="manual")  # nothing embedded
+    try:
+        for i in range(300):
+            engine.memories.create(MemoryCreate(api_key_id="k", content=f"note {i} about kotlin"))
+    finally:
+        engine.close()
+    out = run(["reindex", "--force"], db_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"processed": 300, "pending": 0}
+    lines = [line for line in out.stderr.splitlines() if line.startswith("reindex: ")]
+    assert lines and lines[-1] == "reindex: 300/300 embedded"
