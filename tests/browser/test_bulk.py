@@ -55,10 +55,20 @@ def test_export_and_import_round_trip(studio: Studio, tmp_path) -> None:
 
     httpx.delete(f"{server.base}/api/memory", params={"apiKeyId": "io-key"}, headers=server.admin)
     assert listed(server, "io-key") == []
+    # Every message the import shows, in order: what is under way, then what was done.
+    page.evaluate(
+        """() => {
+          window.said = [];
+          const out = document.querySelector("#io-msg");
+          new MutationObserver(() => window.said.push(out.textContent))
+            .observe(out, { childList: true, characterData: true, subtree: true });
+        }"""
+    )
     page.set_input_files("#i-file", str(ndjson))
     page.click("#import-form button[type=submit]")
     page.wait_for_selector("#io-msg.ok")
     assert page.inner_text("#io-msg") == "Imported 2: 2 new, 0 updated."
+    assert "Importing 2 lines of export.ndjson…" in page.evaluate("window.said")
     assert sorted(listed(server, "io-key"), key=lambda m: str(m["id"])) == sorted(
         originals, key=lambda m: str(m["id"])
     )

@@ -245,6 +245,11 @@ async function importFile(event) {
   await busy(event.submitter, $("#io-msg"), async () => {
     const text = await file.text();
     const ndjson = /\.(ndjson|jsonl)$/i.test(file.name) || !text.trimStart().startsWith("[");
+    // A large file takes a while in one request: say what is under way meanwhile.
+    const lines = ndjson ? text.split("\n").filter((line) => line.trim()).length : null;
+    say($("#io-msg"), lines === null
+      ? `Importing ${file.name} (${Math.ceil(file.size / 1024)} KB)…`
+      : `Importing ${lines} ${lines === 1 ? "line" : "lines"} of ${file.name}…`);
     const result = await api("POST", "api/memory/import", { body: text, type: ndjson ? "application/x-ndjson" : "application/json" });
     say($("#io-msg"), `Imported ${result.received}: ${result.created} new, ${result.updated} updated.`);
     refresh();
