@@ -8,7 +8,8 @@ pays for it once every few minutes, not once per request.
 
 It is not the authority: every function still checks the credential its route needs
 (the admin token for ``/api``, an API key for the chat and MCP) on every request, so a
-revoked key stops at the function at once, whatever the gate's cache says. What the
+revoked key stops at the functions within their own 30 s key cache
+(``shared/http/chat_auth.py``), whatever the gate cached for it (up to 5 minutes). What the
 gate adds is that a caller without a credential never holds an instance of a function
 with database connections, nor wakes one from cold.
 

@@ -140,7 +140,6 @@ def _sizes(checkout: Path, built: Path) -> list[str]:
     if failures:
         print(f"under {HEADROOM // MIB} MiB of headroom: {', '.join(failures)}", file=sys.stderr)
     return failures
-    return 0
 
 
 if __name__ == "__main__":

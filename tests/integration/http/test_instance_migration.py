@@ -66,6 +66,7 @@ def test_a_user_moved_to_a_fresh_instance_chats_with_the_same_secret_and_memorie
         assert new.post("/api/keys/import", json=keys.json()).json() == {
             "created": [made["id"]],
             "unchanged": [],
+            "revoked": [],
             "conflicts": [],
         }
         imported = new.post(
@@ -90,13 +91,18 @@ def test_an_import_never_overwrites_a_key_and_names_every_conflict(instances):
     first = new.post("/api/keys/import", json=exported).json()
     assert first["created"] == [kept["id"]]
     again = new.post("/api/keys/import", json=exported).json()
-    assert again == {"created": [], "unchanged": [kept["id"]], "conflicts": []}
+    assert again == {"created": [], "unchanged": [kept["id"]], "revoked": [], "conflicts": []}
 
     (record,) = exported["keys"]
     other_secret = dict(record, secretHash="0" * 64)  # same id, another secret
     same_secret = dict(record, id="key_elsewhere")  # same secret, another id
     clash = new.post("/api/keys/import", json={"keys": [other_secret, same_secret]}).json()
-    assert clash == {"created": [], "unchanged": [], "conflicts": [record["id"], "key_elsewhere"]}
+    assert clash == {
+        "created": [],
+        "unchanged": [],
+        "revoked": [],
+        "conflicts": [record["id"], "key_elsewhere"],
+    }
     (still,) = new.get("/api/keys/export").json()["keys"]
     assert still["secretHash"] == record["secretHash"]
 
@@ -135,3 +141,20 @@ def test_key_names_are_printable_and_older_ones_still_export(instances):
     assert exported.status_code == 200
     (record,) = exported.json()["keys"]
     assert record["name"] in (made["id"], "old")
+
+
+def test_a_key_revoked_during_a_move_is_revoked_on_the_new_instance_too(instances):
+    """Exported, imported, then revoked at the source (leaked, say): importing again
+    revokes it here as well. A revocation never travels back the other way."""
+    old, _ = instances("old", "http://127.0.0.1:9")
+    new, new_engine = instances("new", "http://127.0.0.1:9")
+    made = old.post("/api/keys", json={"name": "leaky"}).json()
+    new.post("/api/keys/import", json=old.get("/api/keys/export").json())
+    assert new_engine.keys.authenticate(made["secret"]) is not None
+    old.delete(f"/api/keys/{made['id']}")
+    revoked_there = old.get("/api/keys/export").json()
+    assert new.post("/api/keys/import", json=revoked_there).json()["revoked"] == [made["id"]]
+    assert new_engine.keys.authenticate(made["secret"]) is None
+    live_again = {"keys": [dict(revoked_there["keys"][0], revokedAt=None)]}
+    assert new.post("/api/keys/import", json=live_again).json()["unchanged"] == [made["id"]]
+    assert new_engine.keys.authenticate(made["secret"]) is None  # never un-revoked

@@ -43,9 +43,12 @@ class ApiKeyService:
 
     def restore(self, transfer: ApiKeyTransfer) -> ApiKeysRestored:
         """Add the keys of another instance; the same secrets then work here."""
-        done: dict[str, list[str]] = {"created": [], "unchanged": [], "conflict": []}
+        done: dict[str, list[str]] = {"created": [], "unchanged": [], "revoked": [], "conflict": []}
         for record in transfer.keys:
             done[self.store.restore(record)].append(record.id)
         return ApiKeysRestored(
-            created=done["created"], unchanged=done["unchanged"], conflicts=done["conflict"]
+            created=done["created"],
+            unchanged=done["unchanged"],
+            revoked=done["revoked"],
+            conflicts=done["conflict"],
         )

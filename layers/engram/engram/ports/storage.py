@@ -267,8 +267,11 @@ class ApiKeyStore(Protocol):
         """Every key with the hash of its secret, for another instance."""
         ...
 
-    def restore(self, record: ApiKeyRecord) -> Literal["created", "unchanged", "conflict"]:
-        """Add ``record`` unless its id or its secret is already here (then say which)."""
+    def restore(
+        self, record: ApiKeyRecord
+    ) -> Literal["created", "unchanged", "revoked", "conflict"]:
+        """Add ``record`` unless its id or its secret is already here (then say which); a
+        revocation in ``record`` is applied to the same key here, never undone."""
         ...
 
 

@@ -114,20 +114,16 @@ class ApiKeyRepository:
         rows = self.db.query("SELECT * FROM api_keys ORDER BY created_at, id")
         return [_to_record(r) for r in rows]
 
-    def restore(self, record: ApiKeyRecord) -> Literal["created", "unchanged", "conflict"]:
+    def restore(
+        self, record: ApiKeyRecord
+    ) -> Literal["created", "unchanged", "revoked", "conflict"]:
         # Never overwritten: a different key under the same id, or the same secret under
-        # another id, would change who owns which memories.
-        same_id = self.db.query_one("SELECT secret_hash FROM api_keys WHERE id = ?", (record.id,))
-        if same_id is not None:
-            same = hmac.compare_digest(same_id["secret_hash"], record.secret_hash)
-            return "unchanged" if same else "conflict"
-        if self.db.query_one(
-            "SELECT id FROM api_keys WHERE secret_hash = ?", (record.secret_hash,)
-        ):
-            return "conflict"
-        self.db.execute(
-            "INSERT INTO api_keys (id, name, prefix, secret_hash, created_at, last_used_at,"
-            " revoked_at) VALUES (?,?,?,?,?,?,?)",
+        # another id, would change who owns which memories. A revocation does travel (a
+        # key revoked during a move, say leaked, must not stay live here), never the
+        # reverse. INSERT OR IGNORE: two imports racing on one record both end here.
+        inserted = self.db.execute(
+            "INSERT OR IGNORE INTO api_keys (id, name, prefix, secret_hash, created_at,"
+            " last_used_at, revoked_at) VALUES (?,?,?,?,?,?,?)",
             (
                 record.id,
                 record.name,
@@ -138,4 +134,17 @@ class ApiKeyRepository:
                 None if record.revoked_at is None else to_millis(record.revoked_at),
             ),
         )
-        return "created"
+        if inserted:
+            return "created"
+        same_id = self.db.query_one(
+            "SELECT secret_hash, revoked_at FROM api_keys WHERE id = ?", (record.id,)
+        )
+        if same_id is None or not hmac.compare_digest(same_id["secret_hash"], record.secret_hash):
+            return "conflict"  # the id is another key's, or the secret is under another id
+        if record.revoked_at is not None and same_id["revoked_at"] is None:
+            self.db.execute(
+                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (to_millis(record.revoked_at), record.id),
+            )
+            return "revoked"
+        return "unchanged"

@@ -80,6 +80,9 @@ class ApiKeysRestored(ApiModel):
 
     created: list[str] = Field(description="Keys added: their secrets now work here")
     unchanged: list[str] = Field(description="Already here with the same secret")
+    revoked: list[str] = Field(
+        description="Already here with the same secret, and now revoked here too, as there"
+    )
     conflicts: list[str] = Field(
         description="Left alone: the id is here with another secret, or the secret under another id"
     )
