@@ -34,7 +34,8 @@ SAM_VENV = ROOT / ".venv-sam"
 MIB = 2**20
 LAMBDA_LIMIT = 250 * MIB  # a function unzipped, its layers included
 HEADROOM = 15 * MIB  # what every function must leave for growth
-# The AWS Lambda Web Adapter's layer (the streamed chat's), not built here.
+# The AWS Lambda Web Adapter's layer (the streamed chat's) cannot be downloaded here: an
+# allowance above its release binary's size (~5 MB).
 WEB_ADAPTER = 8 * MIB
 # Optional layers a deployment may add to every function: the template's Rules allow one
 # of them (OneOptionalLayer), and only Qdrant's beside the MCP layer (McpWithoutTransformers).

@@ -18,15 +18,13 @@ from shared.devtools.layer_build import (
     runtime_packages,
 )
 from shared.devtools.layer_lock import LAYERS, LOCKED, check_lock, read_lock
+
+# One limit, headroom and Web Adapter allowance for this test and `make sam-build`.
+from shared.devtools.sam_check import HEADROOM, LAMBDA_LIMIT, WEB_ADAPTER
 from shared.devtools.template import ROOT, load_template
 
 PYTHON = python312()
 FUNCTIONS = load_template().functions()
-LAMBDA_LIMIT = 250 * 2**20  # unzipped function + layers
-HEADROOM = 15 * 2**20  # what the worst combination must leave for growth
-# The Lambda Web Adapter layer (ChatStreamFunction) cannot be downloaded here: an allowance
-# above its release binary's size (~5 MB).
-WEB_ADAPTER = 8 * 2**20
 MINILM = Path("engram/adapters/embeddings/assets/all-MiniLM-L6-v2")
 
 needs_312 = pytest.mark.skipif(PYTHON is None, reason="needs a CPython 3.12, the runtime's")

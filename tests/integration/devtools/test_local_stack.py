@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import stat
 import subprocess
 import sys
@@ -15,12 +14,7 @@ from pydantic import SecretStr
 
 from engram import Config
 from shared.devtools.local import ensure_admin_token
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.support.server import free_port
 
 
 def test_serve_creates_a_token_and_answers_health(tmp_path: Path):

@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from shared.devtools.template import ROOT
+from tests.support.server import free_port
 from tests.support.upstream_stub import StubUpstream
 
 README = ROOT / "README.md"
@@ -56,12 +56,6 @@ def adapt(block: str, port: int, stub: str) -> str:
     return "\n".join(lines)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_the_readme_has_the_blocks_this_test_knows_how_to_run():
     blocks = shell_blocks(README.read_text())
     assert len(blocks) >= 3
@@ -76,7 +70,7 @@ def test_the_readme_has_the_blocks_this_test_knows_how_to_run():
 
 
 def test_every_shell_block_of_the_readme_runs_against_engram_serve(tmp_path):
-    port = _free_port()
+    port = free_port()
     with StubUpstream() as stub:
         script = "\n".join(
             ["set -euo pipefail", 'trap \'[ -n "${SERVER:-}" ] && kill "$SERVER"\' EXIT']
