@@ -1,3 +1,5 @@
+import threading
+
 from engram import MemorySettings, MemorySettingsUpdate
 from engram.adapters.libsql import SettingsDocumentsRepository
 from engram.adapters.sealing import Sealer, new_key, parse_keys
@@ -53,3 +55,33 @@ def test_an_unreadable_row_falls_back_to_defaults(engine, db):
     assert engine.settings.get() == MemorySettings()
     engine.settings.update(MemorySettingsUpdate(enabled=True))
     assert engine.settings.get().enabled is True
+
+
+def test_concurrent_writers_of_both_documents_never_deadlock(engine):
+    """Enabling or disabling Qdrant writes the memory document inside its own
+    transaction; a memory-settings write racing it once deadlocked both requests."""
+    from engram.domain.models import QdrantSettingsUpdate
+
+    rounds, failures = 200, []
+
+    def run(step):
+        try:
+            for i in range(rounds):
+                step(i)
+        except Exception as exc:  # surfaced below: a thread's error must fail the test
+            failures.append(exc)
+
+    writers = [
+        lambda i: engine.qdrant.update(QdrantSettingsUpdate(enabled=False)),
+        lambda i: engine.settings.update(MemorySettingsUpdate(max_tokens=100 + i)),
+        lambda i: engine.settings.get() and engine.settings.invalidate(),
+    ]
+    threads = [threading.Thread(target=run, args=(w,), daemon=True) for w in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not [t for t in threads if t.is_alive()], "settings writers deadlocked"
+    assert failures == []
+    assert engine.settings.get().max_tokens == 100 + rounds - 1
+    assert engine.settings.get().vector_store == "auto"

@@ -55,17 +55,26 @@ class SettingsStore:
         self._lock = threading.Lock()
         self._cached: MemorySettings | None = None
         self._loaded_at = 0.0
+        self._generation = 0  # bumped by every write, so a load begun before it is not cached
 
     def get(self) -> MemorySettings:
+        # The lock guards the cache only, never storage I/O: a thread inside a
+        # transaction (holding the connection) may call get() while another waits on
+        # the connection, and a lock held across the load would deadlock the two.
         with self._lock:
-            now = self._monotonic()
-            if self._cached is None or now - self._loaded_at > self.ttl_s:
-                self._cached = self._load()
-                self._loaded_at = now
-            return self._cached
+            if self._cached is not None and self._monotonic() - self._loaded_at <= self.ttl_s:
+                return self._cached
+            generation = self._generation
+        loaded = self._load()
+        with self._lock:
+            if self._generation == generation:  # no write landed while this one loaded
+                self._cached = loaded
+                self._loaded_at = self._monotonic()
+        return loaded
 
     def update(self, changes: MemorySettingsUpdate) -> MemorySettings:
-        with self._lock, self.uow.transaction():
+        # The transaction alone serialises writers (in this process and across them).
+        with self.uow.transaction():
             current = self._load()
             sent = changes.model_dump(by_alias=False, exclude_unset=True)
             if "backend_configs" in sent:
@@ -89,26 +98,28 @@ class SettingsStore:
             self.documents.save(
                 self.NAMESPACE, updated.model_dump_json(by_alias=False), self.now_ms()
             )
-            self._cached = updated
-            self._loaded_at = self._monotonic()
+            # Dropped, not replaced: an enclosing transaction may still roll this back,
+            # and the next get() reads whatever was committed.
+            self.invalidate()
             return updated
 
     def reseal(self, namespaces: tuple[str, ...] = (NAMESPACE, "qdrant")) -> list[str]:
         """Each stored settings document written again as it reads: its credentials
         sealed with the newest key (after a rotation). The namespaces rewritten."""
         rewritten = []
-        with self._lock, self.uow.transaction():
+        with self.uow.transaction():
             for namespace in namespaces:
                 raw = self.documents.load(namespace)
                 if raw is not None:
                     self.documents.save(namespace, raw, self.now_ms())
                     rewritten.append(namespace)
-            self._cached = None
+            self.invalidate()
         return rewritten
 
     def invalidate(self) -> None:
         with self._lock:
             self._cached = None
+            self._generation += 1
 
     def _load(self) -> MemorySettings:
         raw = self.documents.load(self.NAMESPACE)
@@ -133,7 +144,6 @@ class QdrantSettingsStore:
         self.documents = documents
         self.uow = uow
         self.now_ms = now_ms
-        self._lock = threading.Lock()
 
     def get(self) -> QdrantSettings:
         raw = self.documents.load(self.NAMESPACE)
@@ -142,7 +152,7 @@ class QdrantSettingsStore:
         return QdrantSettings.model_validate(json.loads(raw))
 
     def update(self, changes: QdrantSettingsUpdate) -> QdrantSettings:
-        with self._lock, self.uow.transaction():
+        with self.uow.transaction():  # serialises writers; no lock of ours around it
             current = self.get()
             merged = current.model_dump(by_alias=False)
             merged["api_key"] = current.api_key.get_secret_value() if current.api_key else None
