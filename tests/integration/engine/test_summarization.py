@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -368,3 +369,25 @@ def test_scheduled_functions_run_with_their_events(scheduled, caplog):
     assert (reindex["started"], reindex["processed"], reindex["pending"]) == (True, 1, 0)
     jobs = {r.job for r in caplog.records if r.getMessage() == "scheduled job done"}
     assert jobs == {"Summarize", "Cleanup", "Reindex"}
+
+
+def test_folding_announces_removals_after_the_commit(engine, clock):
+    """The removal hooks take index locks and call Qdrant: run inside the summarize
+    transaction they held the connection, and a request holding an index lock while it
+    waited for the connection deadlocked with them."""
+    for i in range(3):
+        add(engine, f"Note {i}: the first point about deploys. Second point.", key=f"k{i}")
+        clock.advance(minutes=1)
+    seen = []
+
+    def hook(removed):
+        # Another thread must reach the engine's connection while the hooks run.
+        probe = threading.Thread(target=lambda: seen.append(len(stored(engine))))
+        probe.start()
+        probe.join(timeout=10)
+        seen.append(("removed", len(removed.ids)))
+
+    engine.memories.on_remove = (*engine.memories.on_remove, hook)
+    result = engine.maintenance.summarize("k1", max_tokens=20)
+    assert len(result.candidates) == 2
+    assert seen == [2, ("removed", 2)]  # the summary and the newest note

@@ -33,7 +33,7 @@ from engram.domain.models import (
 )
 from engram.domain.models.common import to_millis
 from engram.domain.tokens import estimate_tokens
-from engram.ports import MaintenanceStore, UnitOfWork
+from engram.ports import MaintenanceStore
 
 __all__ = ["Maintenance", "PointCleanup", "first_sentences"]
 
@@ -50,7 +50,6 @@ class Maintenance:
         store: MaintenanceStore,
         memories: MemoryService,
         settings: SettingsStore,
-        uow: UnitOfWork,
         now_ms: Callable[[], int],
         *,
         point_cleanup: PointCleanup | None = None,
@@ -58,7 +57,6 @@ class Maintenance:
         self.store = store
         self.memories = memories
         self.settings = settings
-        self.uow = uow
         self.now_ms = now_ms
         self.point_cleanup = point_cleanup
 
@@ -125,10 +123,7 @@ class Maintenance:
                 )
                 for draft in plan.summaries
             ]
-            with self.uow.transaction():
-                self.memories.upsert_many(items)
-                for candidate in plan.candidates:
-                    self.memories.delete(candidate.id, candidate.api_key_id)
+            self.memories.replace(items, [(c.id, c.api_key_id) for c in plan.candidates])
         before, after = plan.tokens_before, plan.tokens_after
         return SummarizeResult(
             candidates=plan.candidates,

@@ -113,6 +113,24 @@ class MemoryService:
         self._request_for(outcomes)
         return outcomes
 
+    def replace(
+        self, items: list[MemoryCreate], removals: Sequence[tuple[str, str]]
+    ) -> list[UpsertOutcome]:
+        """Write ``items`` and delete ``removals`` ((id, owner) pairs) in one transaction.
+        Vectors are requested and the removals announced after the commit: the hooks
+        take index locks and call Qdrant, and holding the connection across them would
+        stall every other request (and deadlock a thread that holds an index lock while
+        it waits for the connection)."""
+        now = self.now_ms()
+        removed = Removed()
+        with self.uow.transaction():
+            outcomes = self._upsert_all(items, now)
+            for memory_id, owner in removals:
+                removed += self.store.delete(memory_id, owner, now)
+        self._request_for(outcomes)
+        self._announce(removed)
+        return outcomes
+
     def _upsert_all(self, items: list[MemoryCreate], now: int) -> list[UpsertOutcome]:
         ready = []
         for index, item in enumerate(items):

@@ -296,7 +296,6 @@ def open_engine(
             MaintenanceRepository(db),
             memories,
             settings,
-            db,
             now_ms,
             point_cleanup=qdrant.cleanup_points,
         ),
