@@ -236,3 +236,52 @@ def test_a_rule_is_tried_only_where_a_word_it_requires_appears():
 def test_bounded_reading_keeps_the_facts_after_any_noise(noise):
     text = noise[:60_000] + "\nI prefer dark mode in my editor."
     assert ("preference", "dark mode in my editor", None) in read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A mood is no fact, however it is said.
+        "I'm so thankful for my neighbours.",
+        "I felt really proud of my team today.",
+        "Honestly, I got a surge of motivation after the talk.",
+        "I'm grateful for the chance to travel.",
+        # Leaving the conversation is no plan.
+        "Anyway, I'm off to walk the dog!",
+        "Well, I'm off to the gym.",
+        "I'll start thinking about what to cook.",
+        # A bare verb names nothing that happened.
+        "I talked.",
+    ],
+)
+def test_moods_goodbyes_and_bare_verbs_are_not_kept(text):
+    assert read(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm passionate about woodworking.", ("preference", "woodworking", None)),
+        (
+            "I'm off to Lisbon for a conference in March.",
+            ("plan", "off to Lisbon for a conference", "2027-03"),
+        ),
+        ("I just graduated last week.", ("learning", "graduated", "2026-11-26")),
+        (
+            "Yesterday I talked to my landlord about the rent.",
+            ("event", "talked to my landlord about the rent", "2026-12-02"),
+        ),
+        # "dropped off" is another verb than "dropped" (a tool no longer used).
+        (
+            "I dropped off the donations at the library yesterday.",
+            ("event", "dropped off the donations at the library", "2026-12-02"),
+        ),
+        # The time phrase goes, and its "about" with it.
+        (
+            "I started cycling to work about a year ago after my car broke down.",
+            ("event", "started cycling to work after my car broke down", "2025"),
+        ),
+    ],
+)
+def test_what_those_rules_leave_standing(text, expected):
+    assert expected in read(text)

@@ -72,6 +72,11 @@ class _Lists:
     object_starts: frozenset[str]
     adverbial_heads: frozenset[str]
     past: frozenset[str]
+    feelings: tuple[str, ...]
+    feeling_verbs: frozenset[str]
+    leaving: tuple[str, ...]
+    bare_verbs: frozenset[str]
+    dangling_approximator: re.Pattern[str]
 
 
 @cache
@@ -111,6 +116,20 @@ def _lists() -> _Lists:
         object_starts=frozenset(q["object_starts"]),
         adverbial_heads=frozenset(q["adverbial_heads"]),
         past=t.irregular_past | frozenset(t.participles),
+        feelings=tuple(q["feelings"]),
+        feeling_verbs=frozenset(q["feeling_verbs"]),
+        leaving=tuple(q["leaving"]),
+        bare_verbs=frozenset(q["bare_verbs"]),
+        # "started volunteering about after witnessing": a time phrase was taken out of
+        # "about a year ago after", and its approximator stayed behind.
+        dangling_approximator=re.compile(
+            r"\s+(?:"
+            + "|".join(q["approximators"])
+            + r")(?=\s+(?:"
+            + "|".join(q["clause_links"])
+            + r")\s)",
+            re.IGNORECASE,
+        ),
     )
 
 
@@ -139,6 +158,8 @@ def tidy(fact: ExtractedFact) -> ExtractedFact:
         content = re.sub(r"\s+(?:here|there)\b(?=\s|$)", "", content)
         # "played soccer with them all afternoon": what follows a pointer says no more
         content = _POINTED.sub("", content)
+    if fact.category not in _EXEMPT:
+        content = _lists().dangling_approximator.sub("", content)
     ends = _lists().fragment_ends
     words = content.split(" ")
     if fact.category not in _EXEMPT:
@@ -201,6 +222,12 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         core == s or core.startswith(s + " ") for s in lists.small_talk
     ):
         return False
+    if _feeling(core, lists):
+        return False  # "thankful for my friends", "got a surge of energy": a mood, not a fact
+    if _leaving(fact, core, lists):
+        return False  # "off to do some research": leaving the conversation, no plan
+    if len(words) == 1 and words[0] in lists.bare_verbs:
+        return False  # "talked", but "graduated" says what happened
     rest = core.split(" ", 1)[-1]  # what follows the verb, and after its preposition
     after = re.sub(r"^(?:into|in|on|at|to|for|with|about|up|out)\s+", "", rest)
     if any(o == v or o.startswith(v + " ") for v in lists.vague for o in (rest, after)):
@@ -250,6 +277,26 @@ def _cut_short(words: list[str], said: str, lists: _Lists) -> bool:
         )
         for found in mentions  # one mention that ends the phrase may be the fact's
     )
+
+
+def _feeling(core: str, lists: _Lists) -> bool:
+    """Whether the fact is a mood: a feeling word first, after any verb of feeling or
+    intensifier ("feeling so blessed", "got a surge of energy")."""
+    words = core.split()
+    while words and words[0] in lists.feeling_verbs:
+        words.pop(0)
+    rest = " ".join(words)
+    return any(rest == f or rest.startswith(f + " ") for f in lists.feelings)
+
+
+def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
+    """Whether the fact only says the user is leaving the conversation now ("off to bake
+    some cakes"); a trip has a date or a named place ("off to Lisbon in March")."""
+    lead = next((s for s in lists.leaving if core == s or core.startswith(s + " ")), None)
+    if lead is None or fact.when is not None:
+        return False
+    named = fact.content.split()[len(lead.split()) :]
+    return not any(w[:1].isupper() for w in named)
 
 
 def _substance(words: list[str], lists: _Lists) -> bool:

@@ -78,7 +78,9 @@ _WITHDRAW = rx.compile(
     I,
 )
 _DROPPED = rx.compile(
-    WHO + r"(?:\s+have|\s+has|\s+just|\s+finally)*\s+(?:dropped|ditched|abandoned|quit|"
+    # "dropped off the cakes", "dropped by": a particle makes it another verb
+    WHO + r"(?:\s+have|\s+has|\s+just|\s+finally)*\s+(?:dropped(?!\s+(?:off|by|in|out)\b)|"
+    r"ditched|abandoned|quit|"
     r"gave\s+up(?:\s+on)?|"
     r"retired|deprecated|sunset|sunsetted|removed|got\s+rid\s+of|stopped\s+using|"
     r"uninstalled|deleted|killed|decommissioned|turned\s+off)\s+" + XL,
