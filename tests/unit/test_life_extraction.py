@@ -249,6 +249,8 @@ def test_bounded_reading_keeps_the_facts_after_any_noise(noise):
         # Leaving the conversation is no plan.
         "Anyway, I'm off to walk the dog!",
         "Well, I'm off to the gym.",
+        "I'm heading out to see what I can find.",
+        "Gotta go!",
         "I'll start thinking about what to cook.",
         # A bare verb names nothing that happened.
         "I talked.",
@@ -275,6 +277,20 @@ def test_moods_goodbyes_and_bare_verbs_are_not_kept(text):
         (
             "I dropped off the donations at the library yesterday.",
             ("event", "dropped off the donations at the library", "2026-12-02"),
+        ),
+        # Not goodbyes, not moods: a change of life, an object, a phrasal verb.
+        ("I'm off to boot camp.", ("plan", "off to boot camp", None)),
+        (
+            "I'm signing off from social media for a month.",
+            ("activity", "signing off from social media for a month", None),
+        ),
+        (
+            "I got a surge protector for my PC",
+            ("event", "got a surge protector for my PC", "2026-12-03"),
+        ),
+        (
+            "I turned my life around after my divorce",
+            ("event", "turned my life around after my divorce", "2026-12-03"),
         ),
         # The time phrase goes, and its "about" with it.
         (

@@ -85,3 +85,46 @@ def test_concurrent_writers_of_both_documents_never_deadlock(engine):
     assert failures == []
     assert engine.settings.get().max_tokens == 100 + rounds - 1
     assert engine.settings.get().vector_store == "auto"
+
+
+class CommitRace:
+    """Against a server, a read in another stream does not wait for a write: it sees the
+    committed row until COMMIT lands. This plays that order on two real connections: the
+    store writes in ``writer``'s transactions, reads through a second connection
+    (committed rows only), and ``before_commit`` runs just before the writer commits."""
+
+    def __init__(self, writer):
+        self.writer = writer
+        self.before_commit = lambda: None
+
+    def transaction(self):
+        race = self
+
+        class _Tx:
+            def __enter__(self):
+                self.tx = race.writer.transaction()
+                return self.tx.__enter__()
+
+            def __exit__(self, *exc):
+                if exc[0] is None:
+                    race.before_commit()
+                return self.tx.__exit__(*exc)
+
+        return _Tx()
+
+
+def test_a_read_during_the_commit_does_not_leave_the_old_value_cached(engine, db):
+    writes = SettingsDocumentsRepository(engine.memories.uow, SEALER)
+    reads = SettingsDocumentsRepository(db, SEALER)
+    race = CommitRace(engine.memories.uow)
+
+    class Documents:
+        load = reads.load
+        save = writes.save
+
+    store = SettingsStore(Documents(), race, lambda: 2, ttl_s=60)
+    assert store.get().max_tokens != 123
+    race.before_commit = store.get  # reads the old row, after the write dropped the cache
+    store.update(MemorySettingsUpdate(max_tokens=123))
+    race.before_commit = lambda: None
+    assert store.get().max_tokens == 123

@@ -213,6 +213,7 @@ class QdrantService:
             if "enabled" in changes.model_fields_set:
                 store = "qdrant" if updated.enabled else "auto"
                 self.memory_settings.update(MemorySettingsUpdate(vector_store=store))
+        self.memory_settings.invalidate()  # committed only now: a read meanwhile saw the old
         self.store()  # reconnect with the new settings now, not on the next request
         return updated
 

@@ -98,10 +98,12 @@ class SettingsStore:
             self.documents.save(
                 self.NAMESPACE, updated.model_dump_json(by_alias=False), self.now_ms()
             )
-            # Dropped, not replaced: an enclosing transaction may still roll this back,
-            # and the next get() reads whatever was committed.
+            # Dropped, not replaced: an enclosing transaction may still roll this back.
             self.invalidate()
-            return updated
+        # Again once committed: against a server, a get() during the COMMIT round trip
+        # read the old row after the first drop and may have cached it.
+        self.invalidate()
+        return updated
 
     def reseal(self, namespaces: tuple[str, ...] = (NAMESPACE, "qdrant")) -> list[str]:
         """Each stored settings document written again as it reads: its credentials
@@ -113,7 +115,7 @@ class SettingsStore:
                 if raw is not None:
                     self.documents.save(namespace, raw, self.now_ms())
                     rewritten.append(namespace)
-            self.invalidate()
+        self.invalidate()
         return rewritten
 
     def invalidate(self) -> None:

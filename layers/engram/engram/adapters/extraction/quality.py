@@ -75,6 +75,7 @@ class _Lists:
     feelings: tuple[str, ...]
     feeling_verbs: frozenset[str]
     leaving: tuple[str, ...]
+    leaving_verbs: frozenset[str]
     bare_verbs: frozenset[str]
     dangling_approximator: re.Pattern[str]
 
@@ -119,11 +120,13 @@ def _lists() -> _Lists:
         feelings=tuple(q["feelings"]),
         feeling_verbs=frozenset(q["feeling_verbs"]),
         leaving=tuple(q["leaving"]),
+        leaving_verbs=frozenset(q["leaving_verbs"]),
         bare_verbs=frozenset(q["bare_verbs"]),
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
         dangling_approximator=re.compile(
-            r"\s+(?:"
+            # (?<!\s): one start per run of spaces, or a long run is read quadratically
+            r"(?<!\s)\s+(?:"
             + "|".join(q["approximators"])
             + r")(?=\s+(?:"
             + "|".join(q["clause_links"])
@@ -291,12 +294,14 @@ def _feeling(core: str, lists: _Lists) -> bool:
 
 def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
     """Whether the fact only says the user is leaving the conversation now ("off to bake
-    some cakes"); a trip has a date or a named place ("off to Lisbon in March")."""
+    some cakes", "gotta go"): the lead alone, or followed by an everyday verb. A trip
+    or a change of life names a place or a thing ("off to boot camp", "off to Lisbon in
+    March") and has no such verb."""
     lead = next((s for s in lists.leaving if core == s or core.startswith(s + " ")), None)
     if lead is None or fact.when is not None:
         return False
-    named = fact.content.split()[len(lead.split()) :]
-    return not any(w[:1].isupper() for w in named)
+    after = core[len(lead) :].split()
+    return not after or after[0] in lists.leaving_verbs
 
 
 def _substance(words: list[str], lists: _Lists) -> bool:
