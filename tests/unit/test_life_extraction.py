@@ -254,6 +254,11 @@ def test_bounded_reading_keeps_the_facts_after_any_noise(noise):
         "I'll start thinking about what to cook.",
         # A bare verb names nothing that happened.
         "I talked.",
+        # What something does to the user's mood, and a liking that names nothing.
+        "Volunteering at the food bank makes me feel useful.",
+        "Long walks remind me to slow down.",
+        "Gardening has kept me going this year.",
+        "I love working.",
     ],
 )
 def test_moods_goodbyes_and_bare_verbs_are_not_kept(text):
@@ -264,6 +269,9 @@ def test_moods_goodbyes_and_bare_verbs_are_not_kept(text):
     ("text", "expected"),
     [
         ("I'm passionate about woodworking.", ("preference", "woodworking", None)),
+        ("I love nature.", ("preference", "nature", None)),
+        ("I love working with kids.", ("preference", "working with kids", None)),
+        ("Cooking helps me unwind.", ("preference", "Cooking helps me unwind", None)),
         (
             "I'm off to Lisbon for a conference in March.",
             ("plan", "off to Lisbon for a conference", "2027-03"),

@@ -77,6 +77,8 @@ class _Lists:
     leaving: tuple[str, ...]
     leaving_verbs: frozenset[str]
     bare_verbs: frozenset[str]
+    effects_on_me: tuple[str, ...]
+    empty_likes: frozenset[str]
     dangling_approximator: re.Pattern[str]
 
 
@@ -122,6 +124,8 @@ def _lists() -> _Lists:
         leaving=tuple(q["leaving"]),
         leaving_verbs=frozenset(q["leaving_verbs"]),
         bare_verbs=frozenset(q["bare_verbs"]),
+        effects_on_me=tuple(q["effects_on_me"]),
+        empty_likes=frozenset(q["empty_likes"]),
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
         dangling_approximator=re.compile(
@@ -229,6 +233,12 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "thankful for my friends", "got a surge of energy": a mood, not a fact
     if _leaving(fact, core, lists):
         return False  # "off to do some research": leaving the conversation, no plan
+    if fact.category in ("preference", "pattern") and any(
+        re.search(rf"\b{e}\b", content) for e in lists.effects_on_me
+    ):
+        return False  # "volunteering made me feel great", "X reminds me to slow down"
+    if fact.category == "preference" and all(w in lists.empty_likes for w in meaningful):
+        return False  # "a place", "working": a liking that names nothing
     if len(words) == 1 and words[0] in lists.bare_verbs:
         return False  # "talked", but "graduated" says what happened
     rest = core.split(" ", 1)[-1]  # what follows the verb, and after its preposition
