@@ -309,3 +309,22 @@ def test_moods_goodbyes_and_bare_verbs_are_not_kept(text):
 )
 def test_what_those_rules_leave_standing(text, expected):
     assert expected in read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Chat drops the subject after an adverb too.
+        (
+            "Just got back from a family road trip yesterday, it was fun!",
+            [("event", "got back from a family road trip", "2026-12-02")],
+        ),
+        ("Finally finished my thesis last week.", [("event", "finished my thesis", "2026-11-26")]),
+        ("Never lost my job.", []),
+        ("Just finished it!", []),
+        # A particle after the verb is no noun: a trip, not a bad back.
+        ("I got back from Japan last week.", [("event", "got back from Japan", "2026-11-26")]),
+    ],
+)
+def test_a_subject_dropped_after_an_adverb_and_a_particle_read_as_such(text, expected):
+    assert read(text) == expected

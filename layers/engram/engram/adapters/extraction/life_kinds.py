@@ -22,7 +22,9 @@ def category_of(
         return "pet" if first in t.pets else "family"
     if goal:
         return "goal"
-    words = set(lows)
+    # A particle right after the verb is part of it, not a noun: "got back from Japan"
+    # is a trip, not a bad back.
+    words = set(lows[1:] if lows and lows[0] in t.particles else lows)
     if verb in ("have", "has", "had", "got", "adopted", "rescued", "fostered") and words & t.pets:
         return "pet"
     if verb in ("have", "has") and words & t.family:

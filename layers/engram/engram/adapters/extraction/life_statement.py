@@ -33,6 +33,11 @@ _HYPOTHETICAL = frozenset("would could should might may must shall can cannot".s
 _NEGATION = frozenset("not never no".split())
 
 
+def _adverb_then_past(words: list[Word], t: Tables) -> bool:
+    step = phrase_at(words, 0, t.adverbs)
+    return 0 < step < len(words) and words[0].low not in _NEGATION and is_past(words[step].low, t)
+
+
 def parse_statement(
     clause: str, words: list[Word], start: int, t: Tables, *, subject_given: bool = False
 ) -> tuple[Step, int] | None:
@@ -77,6 +82,8 @@ def parse_statement(
         i == 0 and (first == "been" or (is_past(first, t) and words[i].text[:1].isupper()))
     ):
         pass  # chat drops the subject: "Lost my job yesterday", "Been doing some promotion"
+    elif i == 0 and words[i].text[:1].isupper() and _adverb_then_past(words, t):
+        pass  # and after an adverb: "Just got back from a road trip", "Finally finished"
     else:
         return None
     # -- adverbs, then the aspect ----------------------------------------------------------
