@@ -328,3 +328,45 @@ def test_what_those_rules_leave_standing(text, expected):
 )
 def test_a_subject_dropped_after_an_adverb_and_a_particle_read_as_such(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("I'm married.", "is married"),
+        ("My husband and I have been married for 10 years.", "is married"),
+        ("I've been married for 5 years.", "is married"),
+        ("I am divorced.", "is divorced"),
+        ("I'm engaged!", "is engaged"),
+    ],
+)
+def test_marital_status_is_one_fact_at_a_time(text, content):
+    (fact,) = extract(text, AT).facts
+    assert (fact.category, fact.content, fact.key) == ("identity", content, "identity:marital")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm not married.", []),
+        ("Are you married?", []),
+        ("I got engaged last month.", [("event", "got engaged", "2026-11")]),  # dated event
+    ],
+)
+def test_what_is_no_marital_status(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "-lıyım" after an adjective is "I am", not "I am from": no hometown "Mut".
+        ("Mutluyum.", []),
+        ("Evliyim.", []),
+        ("Heyecanlıyım!", []),
+        ("İstanbulluyum.", [("identity", "is from İstanbul", None)]),
+        ("Aslen İzmirliyim.", [("identity", "is from İzmir", None)]),
+    ],
+)
+def test_a_turkish_adjective_is_no_hometown(text, expected):
+    assert read(text) == expected

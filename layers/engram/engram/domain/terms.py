@@ -132,6 +132,7 @@ _ASKED_AS = {
     "age": "age old",
     "timezone": "timezone time zone",
     "diet": "diet eat food",
+    "marital": "married marriage husband wife spouse partner wedding divorced engaged",
     "pronouns": "pronouns",
     "native_language": "language speak",
     "deadline": "deadline due when",

@@ -186,6 +186,19 @@ LATER_RULES: list[tuple[str, rx.Rule, str]] = [
         "is {x}",
     ),
     (
+        # One at a time: "I'm divorced now" retires "is married". "We got married" stays
+        # the life grammar's dated event.
+        "marital",
+        rx.compile(
+            r"\b(?:I|we|my\s+(?:husband|wife|partner|spouse|fianc[eé]e?)\s+and\s+I)\s+"
+            r"(?:am|are|have\s+been)\s+(?:now\s+|happily\s+|newly\s+|recently\s+|"
+            r"just\s+|finally\s+|officially\s+)*(?P<x>married|divorced|engaged|separated|"
+            r"widowed)\b(?![\w-])(?!\s+to\s+(?:my|the|his|her)\s+(?:job|work|career|phone))",
+            I,
+        ),
+        "is {x}",
+    ),
+    (
         "hometown",
         rx.compile(
             r"^"

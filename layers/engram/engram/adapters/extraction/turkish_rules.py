@@ -25,6 +25,15 @@ _TR_OBJ = (
     r"(?P<x>[^\s,;:!?\n]+(?:\s+[^\s,;:!?\n]+){0,2}?)"
     r"(?:\s+(?:çok|gerçekten|hâlâ|hala|artık|da|de|daha)){0,3}"
 )
+# "-lıyım" is "I am from" after a place, and "I am" after an adjective that ends the same
+# way: "Mutluyum" (I'm happy), "Evliyim" (I'm married). A capital says nothing at the
+# start of a sentence, so these are named.
+_TR_NOT_FROM = (
+    r"(?i:mutlu|evli|heyecanlı|şanslı|umutlu|endişeli|kaygılı|stresli|sevinçli|huzurlu|"
+    r"keyifli|sağlıklı|kararlı|sorumlu|çocuklu|meraklı|gururlu|hevesli|sabırlı|dikkatli|"
+    r"akıllı|tecrübeli|deneyimli|yetenekli|başarılı|sinirli|borçlu|suçlu|haklı|mutsuz|"
+    r"üzüntülü|tasalı|neşeli|uykulu|ateşli|ağrılı|nişanlı)"
+)
 _TR_ROLES = (
     r"(?:mühendis|öğretmen|doktor|öğrenci|geliştirici|yazılımcı|tasarımcı|avukat|hemşire|"
     r"yönetici|programcı|mimar|analist|araştırmacı|muhasebeci|gazeteci|aşçı)"
@@ -61,7 +70,10 @@ TR_RULES: list[tuple[str, rx.Rule]] = [
     ),
     (
         "hometown",
-        rx.compile(r"\b(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü]+?)(?:lı|li|lu|lü)(?:yım|yim|yum|yüm)\b"),
+        rx.compile(
+            r"\b(?!" + _TR_NOT_FROM + r"(?:yım|yim|yum|yüm)\b)"
+            r"(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü]+?)(?:lı|li|lu|lü)(?:yım|yim|yum|yüm)\b"
+        ),
     ),
     (
         "name",
