@@ -322,8 +322,22 @@ def test_what_those_rules_leave_standing(text, expected):
         ("Finally finished my thesis last week.", [("event", "finished my thesis", "2026-11-26")]),
         ("Never lost my job.", []),
         ("Just finished it!", []),
+        ("Sadly lost my job.", [("work", "lost my job", "2026-12-03")]),
+        (
+            "Always been interested in old maps.",
+            [("preference", "interested in old maps", None)],
+        ),
+        # Only an adverb that reports opens a dropped subject; "almost" says it did not
+        # happen, with a subject or without.
+        ("So excited for the trip!", []),
+        ("Probably broke my phone", []),
+        ("Then went to bed", []),
+        ("Almost got fired today", []),
+        ("I almost quit my job last week.", []),
         # A particle after the verb is no noun: a trip, not a bad back.
         ("I got back from Japan last week.", [("event", "got back from Japan", "2026-11-26")]),
+        ("I got back pain last week", [("health", "got back pain", "2026-11-26")]),
+        ("I moved in with my girlfriend", [("home", "moved in with my girlfriend", "2026-12-03")]),
     ],
 )
 def test_a_subject_dropped_after_an_adverb_and_a_particle_read_as_such(text, expected):
@@ -350,6 +364,12 @@ def test_marital_status_is_one_fact_at_a_time(text, content):
     [
         ("I'm not married.", []),
         ("Are you married?", []),
+        ("I'm married to the idea", []),
+        ("I'm engaged in a project", []),
+        ("We are separated by 3 hours", []),
+        ("I have been married twice", []),
+        ("When I'm married, I'll move", []),
+        ("Let's say I'm married filing jointly", []),
         ("I got engaged last month.", [("event", "got engaged", "2026-11")]),  # dated event
     ],
 )
@@ -366,6 +386,8 @@ def test_what_is_no_marital_status(text, expected):
         ("Heyecanlıyım!", []),
         ("İstanbulluyum.", [("identity", "is from İstanbul", None)]),
         ("Aslen İzmirliyim.", [("identity", "is from İzmir", None)]),
+        ("Ağrılıyım.", [("identity", "is from Ağrı", None)]),  # a province, not "in pain"
+        ("Güçlüyüm.", []),
     ],
 )
 def test_a_turkish_adjective_is_no_hometown(text, expected):

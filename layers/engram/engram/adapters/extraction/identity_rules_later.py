@@ -190,10 +190,18 @@ LATER_RULES: list[tuple[str, rx.Rule, str]] = [
         # the life grammar's dated event.
         "marital",
         rx.compile(
+            # Not said of a time to come or a supposition: "when I'm married", "let's say".
+            r"(?<!when\s)(?<!once\s)(?<!until\s)(?<!before\s)(?<!after\s)(?<!if\s)"
+            r"(?<!say\s)(?<!assume\s)(?<!suppose\s)"
             r"\b(?:I|we|my\s+(?:husband|wife|partner|spouse|fianc[eé]e?)\s+and\s+I)\s+"
             r"(?:am|are|have\s+been)\s+(?:now\s+|happily\s+|newly\s+|recently\s+|"
             r"just\s+|finally\s+|officially\s+)*(?P<x>married|divorced|engaged|separated|"
-            r"widowed)\b(?![\w-])(?!\s+to\s+(?:my|the|his|her)\s+(?:job|work|career|phone))",
+            r"widowed)\b(?![\w-])"
+            # "engaged in talks", "separated by 3 hours", "married to the idea", "divorced
+            # from reality", "married twice": no status
+            r"(?!\s+(?:in|by|before|twice|with\s+(?:the|our)\b|"
+            r"from\s+(?!my\s+(?:husband|wife|partner|spouse|ex)\b)|"
+            r"to\s+(?:the|this|that|my\s+(?:job|work|career|phone))\b))",
             I,
         ),
         "is {x}",

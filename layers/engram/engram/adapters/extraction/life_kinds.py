@@ -22,9 +22,11 @@ def category_of(
         return "pet" if first in t.pets else "family"
     if goal:
         return "goal"
-    # A particle right after the verb is part of it, not a noun: "got back from Japan"
-    # is a trip, not a bad back.
-    words = set(lows[1:] if lows and lows[0] in t.particles else lows)
+    words = set(lows)
+    # A particle right after the verb, before a function word, is part of the verb, not a
+    # noun: "got back from Japan" is a trip, "got back pain" is not.
+    particle = len(lows) > 1 and lows[0] in t.particles and lows[1] in t.function_words
+    named = set(lows[1:]) if particle else words
     if verb in ("have", "has", "had", "got", "adopted", "rescued", "fostered") and words & t.pets:
         return "pet"
     if verb in ("have", "has") and words & t.family:
@@ -39,7 +41,7 @@ def category_of(
             continue
         if topic == "work" and verb in t.ambiguous_work and words & nouns:
             return topic  # "running my own studio", not "running longer"
-        if verb in verbs or (words & nouns and topic != "home"):
+        if verb in verbs or (named & nouns and topic != "home"):
             if topic == "home" and not words & ({"to", "in", "from", "into", "out"} | nouns):
                 continue
             return topic

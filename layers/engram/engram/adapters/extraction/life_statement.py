@@ -30,12 +30,15 @@ from engram.domain.models import MemoryType
 __all__ = ["parse_statement"]
 
 _HYPOTHETICAL = frozenset("would could should might may must shall can cannot".split())
-_NEGATION = frozenset("not never no".split())
+# "almost got fired", "nearly broke my arm": what follows did not happen
+_NEGATION = frozenset("not never no almost nearly".split())
 
 
 def _adverb_then_past(words: list[Word], t: Tables) -> bool:
-    step = phrase_at(words, 0, t.adverbs)
-    return 0 < step < len(words) and words[0].low not in _NEGATION and is_past(words[step].low, t)
+    """Whether the clause opens with an adverb that reports ("Just", "Finally", "Sadly")
+    and then a verb in the past: the subject was dropped. "So excited", "Probably broke"
+    or "Then went to bed" open with other adverbs and state no fact."""
+    return len(words) > 1 and words[0].low in t.reporting_adverbs and is_past(words[1].low, t)
 
 
 def parse_statement(

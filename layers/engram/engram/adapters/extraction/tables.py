@@ -53,6 +53,7 @@ class Tables:
     past_phrase_list: tuple[tuple[str, ...], ...]
     intransitive: frozenset[str]
     particles: frozenset[str]
+    reporting_adverbs: frozenset[str]
     cuts: tuple[tuple[str, ...], ...]
     pronouns: frozenset[str]
     other_party: frozenset[str]
@@ -114,6 +115,7 @@ def tables(language: str = "en") -> Tables:
         past_phrase_list=_phrases(list(raw["past_phrases"])),
         intransitive=frozenset(raw["intransitive_events"]),
         particles=frozenset(raw["particles"]),
+        reporting_adverbs=frozenset(raw["reporting_adverbs"]),
         cuts=_phrases(raw["cuts"]),
         pronouns=frozenset(raw["pronouns"]),
         other_party=frozenset(raw["other_party"]),

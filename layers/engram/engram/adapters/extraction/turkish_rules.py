@@ -32,7 +32,8 @@ _TR_NOT_FROM = (
     r"(?i:mutlu|evli|heyecanlı|şanslı|umutlu|endişeli|kaygılı|stresli|sevinçli|huzurlu|"
     r"keyifli|sağlıklı|kararlı|sorumlu|çocuklu|meraklı|gururlu|hevesli|sabırlı|dikkatli|"
     r"akıllı|tecrübeli|deneyimli|yetenekli|başarılı|sinirli|borçlu|suçlu|haklı|mutsuz|"
-    r"üzüntülü|tasalı|neşeli|uykulu|ateşli|ağrılı|nişanlı)"
+    r"üzüntülü|tasalı|neşeli|uykulu|ateşli|nişanlı|güçlü|dertli|kilolu|hazırlıklı|"
+    r"yetkili|görevli|izinli)"
 )
 _TR_ROLES = (
     r"(?:mühendis|öğretmen|doktor|öğrenci|geliştirici|yazılımcı|tasarımcı|avukat|hemşire|"
