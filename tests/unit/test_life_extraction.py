@@ -352,6 +352,8 @@ def test_a_subject_dropped_after_an_adverb_and_a_particle_read_as_such(text, exp
         ("I've been married for 5 years.", "is married"),
         ("I am divorced.", "is divorced"),
         ("I'm engaged!", "is engaged"),
+        ("Saya sudah berkahwin.", "is married"),
+        ("Aku sudah bercerai.", "is divorced"),
     ],
 )
 def test_marital_status_is_one_fact_at_a_time(text, content):
@@ -363,6 +365,7 @@ def test_marital_status_is_one_fact_at_a_time(text, content):
     ("text", "expected"),
     [
         ("I'm not married.", []),
+        ("Saya belum berkahwin.", []),  # not yet
         ("Are you married?", []),
         ("I'm married to the idea", []),
         ("I'm engaged in a project", []),

@@ -45,6 +45,7 @@ class _Tables:
     verbs: tuple[tuple[tuple[str, ...], str], ...]
     diet: tuple[tuple[tuple[str, ...], str], ...]
     age: tuple[tuple[str, ...], ...]
+    marital: dict[str, str]
     years: frozenset[str]
     named: frozenset[str]
     times: tuple[tuple[tuple[str, ...], str], ...]
@@ -74,6 +75,7 @@ def _tables() -> _Tables:
         verbs=tuple(sorted(verbs, key=lambda v: len(v[0]), reverse=True)),
         diet=tuple(sorted(diet, key=lambda v: len(v[0]), reverse=True)),
         age=_phrases(raw["age"]),
+        marital=raw["marital"],
         years=frozenset(raw["years"]),
         named=frozenset(raw["named"]),
         times=tuple(sorted(times, key=lambda v: len(v[0]), reverse=True)),
@@ -138,6 +140,20 @@ def _read_life(clause: str) -> list[Step]:
         if not step:
             break
         i += step
+    if relation is None and i < len(lows) and lows[i] in t.marital:
+        # "Saya sudah berkahwin": one status at a time, as in English ("belum", not yet,
+        # is no adverb, so "saya belum berkahwin" says nothing)
+        status = t.marital[lows[i]]
+        fact = make_fact(
+            "identity",
+            F,
+            status,
+            f"is {status}",
+            key="identity:marital",
+            exclusive=True,
+            subject="marital",
+        )
+        return [(fact, [])]
     for phrase, label in t.diet:
         if _starts(lows, i, phrase):
             what = " ".join(words[i + len(phrase) :])
