@@ -23,6 +23,7 @@ Every list is data (``data/en.json``, ``quality``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -77,7 +78,7 @@ class _Lists:
     leaving: tuple[str, ...]
     leaving_verbs: frozenset[str]
     bare_verbs: frozenset[str]
-    effects_on_me: tuple[str, ...]
+    effects_on_me: re.Pattern[str]
     empty_likes: frozenset[str]
     dangling_approximator: re.Pattern[str]
 
@@ -124,7 +125,7 @@ def _lists() -> _Lists:
         leaving=tuple(q["leaving"]),
         leaving_verbs=frozenset(q["leaving_verbs"]),
         bare_verbs=frozenset(q["bare_verbs"]),
-        effects_on_me=tuple(q["effects_on_me"]),
+        effects_on_me=re.compile(r"\b(?:" + "|".join(q["effects_on_me"]) + r")\b"),
         empty_likes=frozenset(q["empty_likes"]),
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
@@ -225,17 +226,14 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
     core = content
     for lead in _LEADS:
         core = core.removeprefix(lead)
-    if fact.category in lists.small_talk_categories and any(
-        core == s or core.startswith(s + " ") for s in lists.small_talk
-    ):
+    small_talk = fact.category in lists.small_talk_categories
+    if small_talk and _opening(core, lists.small_talk) is not None:
         return False
     if _feeling(core, lists):
         return False  # "thankful for my friends", "got a surge of energy": a mood, not a fact
     if _leaving(fact, core, lists):
         return False  # "off to do some research": leaving the conversation, no plan
-    if fact.category in ("preference", "pattern") and any(
-        re.search(rf"\b{e}\b", content) for e in lists.effects_on_me
-    ):
+    if fact.category in ("preference", "pattern") and lists.effects_on_me.search(content):
         return False  # "volunteering made me feel great", "X reminds me to slow down"
     if fact.category == "preference" and all(w in lists.empty_likes for w in meaningful):
         return False  # "a place", "working": a liking that names nothing
@@ -292,14 +290,18 @@ def _cut_short(words: list[str], said: str, lists: _Lists) -> bool:
     )
 
 
+def _opening(text: str, phrases: Iterable[str]) -> str | None:
+    """The first of ``phrases`` that ``text`` is, or starts with as whole words."""
+    return next((p for p in phrases if text == p or text.startswith(p + " ")), None)
+
+
 def _feeling(core: str, lists: _Lists) -> bool:
     """Whether the fact is a mood: a feeling word first, after any verb of feeling or
     intensifier ("feeling so blessed", "got a surge of energy")."""
     words = core.split()
     while words and words[0] in lists.feeling_verbs:
         words.pop(0)
-    rest = " ".join(words)
-    return any(rest == f or rest.startswith(f + " ") for f in lists.feelings)
+    return _opening(" ".join(words), lists.feelings) is not None
 
 
 def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
@@ -307,7 +309,7 @@ def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
     some cakes", "gotta go"): the lead alone, or followed by an everyday verb. A trip
     or a change of life names a place or a thing ("off to boot camp", "off to Lisbon in
     March") and has no such verb."""
-    lead = next((s for s in lists.leaving if core == s or core.startswith(s + " ")), None)
+    lead = _opening(core, lists.leaving)
     if lead is None or fact.when is not None:
         return False
     after = core[len(lead) :].split()
@@ -348,7 +350,7 @@ def _directive(words: list[str], lists: _Lists) -> bool:
     "apologize"...) among its first words; "that is why I love" names nothing of it, and
     cheering ("keep up the great work", "never give up") is said to a person."""
     said = " ".join(words)
-    if any(said == c or said.startswith(c + " ") for c in lists.cheering):
+    if _opening(said, lists.cheering) is not None:
         return False
     if re.search(r"\bi (?:will|would|might|could)\b", said):
         return False  # "there's a chance I will be visiting...": the user's own plans
