@@ -395,3 +395,66 @@ def test_what_is_no_marital_status(text, expected):
 )
 def test_a_turkish_adjective_is_no_hometown(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a statement, then a question about it
+        (
+            "FYI, I finished another pottery project - want to see a pic?",
+            [("event", "finished another pottery project", "2026-12-03")],
+        ),
+        (
+            "I got a new puppy named Rex, wanna see him?",
+            [("pet", "got a new puppy named Rex", "2026-12-03")],
+        ),
+        # a shortened weekday, a time said first and set off by a comma, "N units ago"
+        ("I went to a jazz concert last Sat.", [("event", "went to a jazz concert", "2026-11-28")]),
+        (
+            "Last year, I helped renovate a community centre.",
+            [("event", "helped renovate a community centre", "2025")],
+        ),
+        (
+            "Two weeks ago, we rebuilt the garden shed.",
+            [("event", "rebuilt the garden shed", "2026-11-19")],
+        ),
+        ("We adopted a dog a few weeks ago.", [("pet", "adopted a dog", "2026-11-12")]),
+        ("I started pottery 2 years ago.", [("event", "started pottery", "2024")]),
+        ("I started a blog five months ago.", [("event", "started a blog", "2026-07")]),
+        # what is on the calendar
+        (
+            "I have a dentist appointment on Monday.",
+            [("plan", "have a dentist appointment", "2026-12-07")],
+        ),
+        ("We have a piano recital coming up.", [("plan", "have a piano recital", None)]),
+        ("I have a piano.", [("possession", "have a piano", None)]),
+        # cherishing is liking; "back home" is no back
+        ("I cherish my grandmother's recipes.", [("preference", "my grandmother's recipes", None)]),
+        (
+            "I helped renovate a barn back home.",
+            [("event", "helped renovate a barn back home", "2026-12-03")],
+        ),
+        # a kind of event or place said with "the" still names it
+        ("I finished the marathon yesterday.", [("event", "finished the marathon", "2026-12-02")]),
+    ],
+)
+def test_statements_around_questions_times_and_calendars(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have a meeting today.",  # on the calendar, but nothing worth a week later
+        "Got the sweater last week!",  # which sweater: the other person saw it
+        "I helped with the cooking.",
+        "We ate delicious food.",  # names nothing beyond "food"
+        "Had a crazy week!",
+        "I met some lovely young folks.",
+        "I got some possible leads.",
+        "I wonder, do you like pizza?",  # the head before the question states nothing
+    ],
+)
+def test_what_points_or_names_nothing_is_not_kept(text):
+    assert read(text) == []

@@ -27,6 +27,15 @@ def category_of(
     # noun: "got back from Japan" is a trip, "got back pain" is not.
     particle = len(lows) > 1 and lows[0] in t.particles and lows[1] in t.function_words
     named = set(lows[1:]) if particle else words
+    # "helped renovate a center back home": "back" names the body only when it is someone's
+    # ("my back", "a bad back") or hurts ("back pain")
+    named = named - {
+        w
+        for k, w in enumerate(lows)
+        if w in t.raw["topics"]["health"]["body_words_also_adverbs"]
+        and not (k and lows[k - 1] in ("my", "his", "her", "a", "the", "lower", "upper", "bad"))
+        and not (k + 1 < len(lows) and lows[k + 1] in ("pain", "pains", "injury", "surgery"))
+    }
     if verb in ("have", "has", "had", "got", "adopted", "rescued", "fostered") and words & t.pets:
         return "pet"
     if verb in ("have", "has") and words & t.family:

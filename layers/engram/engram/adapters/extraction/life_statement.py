@@ -41,6 +41,16 @@ def _adverb_then_past(words: list[Word], t: Tables) -> bool:
     return len(words) > 1 and words[0].low in t.reporting_adverbs and is_past(words[1].low, t)
 
 
+def _ahead(spec: str | None) -> bool:
+    """Whether a time spec names a day to come, or a weekday ("on Monday")."""
+    if not spec:
+        return False
+    kind, _, rest = spec.partition(":")
+    if kind in ("d", "m", "y"):
+        return rest.lstrip("-").isdigit() and int(rest) > 0
+    return kind == "wd" or rest.startswith("next:")
+
+
 def parse_statement(
     clause: str, words: list[Word], start: int, t: Tables, *, subject_given: bool = False
 ) -> tuple[Step, int] | None:
@@ -273,6 +283,17 @@ def parse_statement(
         restore(clause[verb.start : words[end - 1].end])
     ):
         return None  # a tool or a service: the families before this one read those
+    if (
+        aspect == "state"
+        and verb.low in ("have", "has")
+        and relation is None
+        and set(lows) & t.scheduled_nouns
+        and ((end < n and phrase_at(words, end, t.upcoming) > 0) or _ahead(when))
+    ):
+        # "I have a community meeting next week", "a piano recital coming up": a plan
+        category, aspect = "plan", "plan"
+        if when and when.startswith("wd:last:"):
+            when = "wd:next:" + when.removeprefix("wd:last:")  # "on Monday", ahead
     if (
         aspect == "state"
         and verb.low in ("have", "has")

@@ -73,6 +73,9 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
         return n, None  # "recently", "lately": time words without a date
     low = words[i].low
     following = words[i + 1].low if i + 1 < len(words) else ""
+    if low in ("last", "next", "this", "on"):
+        # "last Fri", "next Tues": chat shortens the day's name
+        following = time["weekday_abbreviations"].get(following, following)
     # "last Saturday", "next Friday", "on Sunday", "last May", "in February", "next summer"
     if low in ("last", "next", "this", "on", "in") and following in time["weekdays"]:
         which = "last" if low in ("last", "on") else "next"
@@ -98,9 +101,12 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
             step = 2 if words[i + 2].low != "of" else 3
         else:
             step = 1
-        if unit in time["units"] and i + step < len(words) and words[i + step].low == "ago":
-            days = time["units"][unit] * (3 if number == 1 and step > 1 else int(number))
-            return step + 1, f"d:{-days}"
+        # ``step`` is where the unit is; "ago" follows it
+        if unit in time["units"] and i + step + 1 < len(words) and words[i + step + 1].low == "ago":
+            many = time["numbers"][words[i + 1].low] if step > 1 else int(number)
+            if unit.startswith(("month", "year")):
+                return step + 2, f"{unit[0]}:{-many}"  # "two years ago": a year, no day
+            return step + 2, f"d:{-time['units'][unit] * many}"
     if low == "in" and i + 2 < len(words):
         count = time["numbers"].get(words[i + 1].low)
         unit = words[i + 2].low
@@ -109,8 +115,17 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
     return 0, None
 
 
+# "retook", "rebuilt", "outgrew", "overcame", "undid": a prefix leaves the past irregular
+_PREFIXES = ("re", "out", "over", "under", "un", "mis", "with")
+
+
 def is_past(low: str, t: Tables) -> bool:
-    return low in t.irregular_past or low in t.participles or (len(low) > 4 and low.endswith("ed"))
+    if low in t.irregular_past or low in t.participles or (len(low) > 4 and low.endswith("ed")):
+        return True
+    return any(
+        low.startswith(p) and len(low) - len(p) > 2 and low[len(p) :] in t.irregular_past
+        for p in _PREFIXES
+    )
 
 
 def states(words: list[Word], i: int, t: Tables) -> bool:

@@ -19,7 +19,9 @@ from engram.domain.models import MemoryType
 __all__ = ["read_preference"]
 
 F = MemoryType.FACTUAL
-_LIKE_VERBS = r"(?:prefer|like|love|enjoy|adore|favou?r|dig|appreciate|fancy|relish)"
+_LIKE_VERBS = (
+    r"(?:prefer|like|love|enjoy|adore|favou?r|dig|appreciate|fancy|relish|cherish|treasure)"
+)
 _COMPARATIVE = rx.compile(
     r"\bI\s+" + ADV + r"(?:" + _LIKE_VERBS + r"|would\s+rather|would\s+prefer|would\s+much\s+"
     r"rather)\s+(?:to\s+use\s+|using\s+|to\s+)?(?P<x>[^,;:!?\n]+?)\s+(?:over|to|more\s+than|"

@@ -81,6 +81,9 @@ class _Lists:
     effects_on_me: re.Pattern[str]
     empty_likes: frozenset[str]
     dangling_approximator: re.Pattern[str]
+    relatives: frozenset[str]
+    places: frozenset[str]
+    scheduled: frozenset[str]
 
 
 @cache
@@ -127,6 +130,9 @@ def _lists() -> _Lists:
         bare_verbs=frozenset(q["bare_verbs"]),
         effects_on_me=re.compile(r"\b(?:" + "|".join(q["effects_on_me"]) + r")\b"),
         empty_likes=frozenset(q["empty_likes"]),
+        relatives=t.family | t.pets,
+        places=frozenset(q["place_kinds"]),
+        scheduled=t.scheduled_nouns,
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
         dangling_approximator=re.compile(
@@ -255,6 +261,8 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "uses tokenize successes": a tool has a name
     if fact.category in lists.substance_categories and not _substance(words, lists):
         return False  # "had a setback", "worked hard", "got a great turnout": nothing named
+    if fact.category in lists.substance_categories and _unresolved(core, fact, lists):
+        return False  # "got the tattoo", "helped with the painting": which one, the turn shows
     if fact.category in ("decision", "tech_preference") and words[-1].endswith("ly"):
         return False  # "go with Thankfully": a sentence adverb is no choice
     promised = re.search(r"\bwill not\b|\bwon't\b", said) is not None
@@ -329,6 +337,25 @@ def _substance(words: list[str], lists: _Lists) -> bool:
         and w not in ("plans", "wants", "hopes", "aims", "to", "about", "working", "thinking")
         for w in rest
     )
+
+
+_DEFINITE_OBJECT = re.compile(
+    r"^\S+(?:\s+(?:with|on))?\s+(?:the|this|that|these|those)\s+(?P<np>[\w'-]+(?:\s+[\w'-]+)?)$"
+)
+
+
+def _unresolved(core: str, fact: ExtractedFact, lists: _Lists) -> bool:
+    """Whether all the fact names is a thing pointed at ("got the tattoo", "plans to get
+    the video"): the other person saw it, a week later nobody knows which. A kind of place
+    or pastime ("the beach", "the gym"), a relative ("the kids") or a name is no pointer."""
+    found = _DEFINITE_OBJECT.match(core)
+    if found is None or fact.content.split()[-1][:1].isupper():
+        return False
+    *adjectives, head = found.group("np").split()
+    if any(a not in lists.evaluative for a in adjectives):
+        return False  # "the adoption agency": its first word says which
+    # "finished the marathon": a kind of event is said with "the" and still names it
+    return not {head} & (lists.generic | lists.places | lists.relatives | lists.scheduled)
 
 
 def _concrete(fact: ExtractedFact, words: list[str], lists: _Lists) -> bool:

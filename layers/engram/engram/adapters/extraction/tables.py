@@ -62,6 +62,8 @@ class Tables:
     ambiguous_work: frozenset[str]
     time: dict[str, Any]
     time_phrases: tuple[tuple[str, ...], ...]
+    scheduled_nouns: frozenset[str]
+    upcoming: tuple[tuple[str, ...], ...]
 
 
 def _load(language: str) -> dict[str, Any]:
@@ -127,4 +129,6 @@ def tables(language: str = "en") -> Tables:
         ambiguous_work=frozenset(raw["topics"]["work"]["ambiguous_verbs"]),
         time=time,
         time_phrases=_phrases(time_words),
+        scheduled_nouns=frozenset(raw["scheduled_nouns"]),
+        upcoming=_phrases(raw["upcoming"]),
     )

@@ -268,6 +268,9 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
                 sentence,
                 re.IGNORECASE,
             )
+            # "I finished another pottery project - want to see a pic?": what the user
+            # says of themselves before the comma or dash is no question.
+            head = head or _TOLD_THEN_ASKED.match(sentence)
             if head and not _ASKS.match(head.group("s")):
                 yield head.group("s"), False
         if question and _STANDING_REQUEST.match(sentence):
@@ -281,6 +284,13 @@ def sentences(text: str) -> Iterator[tuple[str, bool]]:
         if corrects and not question:
             sentence = "CORRECTION " + sentence
         yield sentence, question
+
+
+_TOLD_THEN_ASKED = re.compile(
+    r"^(?P<s>(?:I|I'm|I've|I'd|I'll|we|we're|we've|my|our)\s[^,\u2014\u2013]+?)"
+    r"(?:,|\s+[\u2014\u2013-])\s+\S",
+    re.IGNORECASE,
+)
 
 
 # Chat drops the subject ("Just moved to Edinburgh", "switched to Helix", "Big fan of
@@ -347,19 +357,32 @@ def _with_subject(clause: str, who: str) -> str:
     return clause
 
 
+# "Last year, I helped renovate...": a time said first belongs to the statement after it.
+_BARE_TIME = re.compile(
+    r"^(?:(?:last|next|this|on)\s+\w+|yesterday|today|tonight|recently|lately|"
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+few|a\s+couple"
+    r"(?:\s+of)?)\s+(?:days?|weeks?|months?|years?)\s+ago|(?:back\s+)?in\s+\d{4})$",
+    re.IGNORECASE,
+)
+
+
 def clauses(sentence: str) -> list[str]:
     """The statements of one sentence, each starting where its subject starts (restored
     when chat left it out, from the sentence's first subject or "I")."""
     found: list[str] = []
     who = "I"
+    carried = ""
     for part in _JOINS.split(sentence):
         text = _MARKERS.sub("", part.strip(" ,")).strip(" ,")
         if not text:
             continue
+        if _BARE_TIME.match(text):
+            carried = text + ", "
+            continue
         subject = _SUBJECT.match(text)
         if subject:
             who = subject.group("who")
-        text = expand(_with_subject(text, who))
+        text, carried = carried + expand(_with_subject(text, who)), ""
         if found and _TOOLS_TALK.search(found[-1]):
             # "We quit using Zoom and moved to Google Meet": a move between tools, not towns.
             text = re.sub(r"^(\S+(?:\s+\S+)?\s+)moved\s+(?:over\s+)?to\b", r"\1switched to", text)
