@@ -458,3 +458,41 @@ def test_statements_around_questions_times_and_calendars(text, expected):
 )
 def test_what_points_or_names_nothing_is_not_kept(text):
     assert read(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a life fact starts with its verb, "made" included
+        (
+            "I made an apple pie for my kids yesterday.",
+            [("event", "made an apple pie for my kids", "2026-12-02")],
+        ),
+        # a thing shown is still a thing, said as what it is a week later
+        (
+            "We just adopted these cute kittens!",
+            [("pet", "adopted some cute kittens", "2026-12-03")],
+        ),
+        ("Since we last spoke I adopted a dog.", [("pet", "adopted a dog", "2026-12-03")]),
+        # the object ends where a clause of its own or a feeling starts
+        ("I opened a bakery and business is booming.", [("work", "opened a bakery", "2026-12-03")]),
+        ("I planted tomatoes and felt proud.", [("event", "planted tomatoes", "2026-12-03")]),
+    ],
+)
+def test_what_a_verb_made_or_showed(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I love spending time with the friends I have.",  # true of everyone
+        "I love being around friends.",
+        "We pulled together.",  # nothing beyond the verb
+        "We work well together.",
+        "I plan to make my dreams come true.",  # cheering said as a plan
+        "Finding silver linings helps me keep going.",  # what keeps a mood up
+    ],
+)
+def test_what_is_true_of_everyone_is_not_kept(text):
+    assert read(text) == []

@@ -152,12 +152,22 @@ def _coordinated(
 # What may stand right before a subject that starts a statement of its own ("..., I",
 # "and we", "guess what, I", "to tell you I"); after a noun it starts a relative clause
 # ("the support I got was helpful"), whose object is the noun before it.
+_TIME_CLAUSE = frozenset(("since", "after"))  # what follows happened later: no childhood
 _BEFORE_SUBJECT = frozenset(", ; and but so then you because since now also plus".split())
 
 
 def _opens(words: list[Word], start: int, t: Tables) -> bool:
     """Whether a subject at word ``start`` begins a statement (not a relative clause)."""
     if words[start - 1].low in _BEFORE_SUBJECT:
+        return True
+    # "Since we last spoke I went...": a short clause of time first, without its comma
+    if (
+        start >= 3
+        and start <= 5
+        and words[0].low in _TIME_CLAUSE
+        and words[1].low in t.subjects
+        and words[start].low == "i"
+    ):
         return True
     # "Last weekend I did something new": a time expression right before the subject.
     return any(time_at(words, at, t)[0] == start - at for at in range(max(0, start - 4), start))

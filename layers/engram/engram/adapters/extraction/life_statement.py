@@ -41,6 +41,10 @@ def _adverb_then_past(words: list[Word], t: Tables) -> bool:
     return len(words) > 1 and words[0].low in t.reporting_adverbs and is_past(words[1].low, t)
 
 
+# "I painted this after...", "made this for her": words after "this" that are no noun
+_NOT_NOUNS = frozenset("after before since for with to in on at from by as when while".split())
+
+
 def _ahead(spec: str | None) -> bool:
     """Whether a time spec names a day to come, or a weekday ("on Monday")."""
     if not spec:
@@ -227,6 +231,10 @@ def parse_statement(
             break
         if phrase_at(words, end, t.cuts):
             break
+        if words[end].low == "i":
+            break  # "since we last spoke I went...": the user starts a statement of their own
+        if words[end].low == "and" and end + 1 < n and words[end + 1].low in t.not_facts:
+            break  # "made wishes and felt hopeful": what follows is a feeling, no object
         if words[end].low == "and" and clause_after(words, end + 1, t):
             break  # "sticking to my routine and the people are great": a new clause
         if (
@@ -260,7 +268,17 @@ def parse_statement(
     if any(w in t.other_party for w in lows) or any(w.low in t.other_party for w in words[start:i]):
         return None  # about the other person ("loved your photo", "I told you")
     content_words = [w for w in lows if w not in t.function_words and w not in t.pronouns]
-    head = next((w for w in lows if w not in ("a", "an", "the", "my", "our", "some")), "")
+    # "I made this bowl", "we adopted these kittens": a thing shown is still a thing made
+    shown = (
+        len(lows) > 1
+        and lows[0] in ("this", "these")
+        and lows[1] not in t.function_words
+        and lows[1] not in t.pronouns
+        and lows[1] not in _NOT_NOUNS
+        and not time_at(object_words, 1, t)[0]
+    )
+    determiners = ("a", "an", "the", "my", "our", "some") + (("this", "these") if shown else ())
+    head = next((w for w in lows if w not in determiners), "")
     if head in t.pronouns and head not in t.particles:
         return None  # "I did it", "we made it": nothing named
     if (
@@ -326,6 +344,10 @@ def parse_statement(
     if relation is not None:
         said = f"{relation} {said}"
     content = restore(said)
+    if shown:
+        # ... and a week later it is "a bowl": nobody sees what "this" pointed at
+        article = "some" if lows[0] == "these" else "an" if lows[1][:1] in "aeiou" else "a"
+        content = re.sub(rf"\b{object_words[0].text}\s", article + " ", content, count=1)
     type_ = MemoryType.EPISODIC if category in ("event", "plan") else MemoryType.FACTUAL
     if aspect == "past" and not timed and lead != "has been":
         # An event is dated by when it was said, unless its words date it; "has been to

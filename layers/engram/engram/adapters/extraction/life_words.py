@@ -48,7 +48,10 @@ def phrase_at(words: list[Word], i: int, phrases: tuple[tuple[str, ...], ...]) -
 
 def clause_after(words: list[Word], i: int, t: Tables) -> bool:
     """Whether a clause of its own starts at word ``i``: a determiner, a noun or two, then
-    its verb ("and the people are awesome", "and my kids were thrilled")."""
+    its verb ("and the people are awesome", "and my kids were thrilled"), or a bare noun
+    and its verb ("and things are looking up")."""
+    if i + 1 < len(words) and words[i + 1].low in t.copulas and words[i].low not in t.copulas:
+        return True  # "and things are looking up", "and business is booming"
     if i >= len(words) or words[i].low not in t.clause_determiners:
         return False
     return any(

@@ -83,6 +83,7 @@ class _Lists:
     dangling_approximator: re.Pattern[str]
     relatives: frozenset[str]
     places: frozenset[str]
+    social_time: frozenset[str]
     scheduled: frozenset[str]
 
 
@@ -132,6 +133,7 @@ def _lists() -> _Lists:
         empty_likes=frozenset(q["empty_likes"]),
         relatives=t.family | t.pets,
         places=frozenset(q["place_kinds"]),
+        social_time=frozenset(q["social_time"]),
         scheduled=t.scheduled_nouns,
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
@@ -215,7 +217,13 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         # "holding them", "the energy there" (but "this side project" names its thing; a
         # decision's or a requirement's "it" is the project: "ship it on Vercel")
         return False
-    if words[0] in lists.fragment_starts or words[-1] in lists.fragment_ends:
+    if words[0] in lists.fragment_starts and not (
+        # a life fact starts with its verb: "made an apple pie" is whole, "makes me
+        # smile" as a liking is not
+        words[0] not in lists.function_words and fact.category in lists.substance_categories
+    ):
+        return False
+    if words[-1] in lists.fragment_ends:
         return False
     if len(words) >= 2 and words[-2] in ("to", "how") and words[-1] in lists.dangling:
         return False  # "started teaching people how to make": what is made is cut
@@ -243,6 +251,16 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "volunteering made me feel great", "X reminds me to slow down"
     if fact.category == "preference" and all(w in lists.empty_likes for w in meaningful):
         return False  # "a place", "working": a liking that names nothing
+    if (
+        fact.category == "preference"
+        and any(w in lists.social_time for w in words[:2])
+        and all(
+            w in lists.social_time or w in lists.vague_nouns or w in lists.evaluative
+            for w in meaningful
+            if w not in ("i", "we", "have")
+        )
+    ):
+        return False  # "time with family", "being around friends": true of everyone
     if len(words) == 1 and words[0] in lists.bare_verbs:
         return False  # "talked", but "graduated" says what happened
     rest = core.split(" ", 1)[-1]  # what follows the verb, and after its preposition
