@@ -496,3 +496,33 @@ def test_what_a_verb_made_or_showed(text, expected):
 )
 def test_what_is_true_of_everyone_is_not_kept(text):
     assert read(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # what had to be done, or was managed, was done
+        (
+            "I had to shut down my bank account.",
+            [("event", "had to shut down my bank account", "2026-12-03")],
+        ),
+        (
+            "We were able to save a family from a burning building.",
+            [("event", "managed to save a family from a burning building", "2026-12-03")],
+        ),
+        # two statements joined by "after", and a thing pointed at said as what it is
+        (
+            "I repainted my fence after I visited the beach last week.",
+            [
+                ("event", "repainted my fence", "2026-12-03"),
+                ("event", "visited the beach", "2026-11-26"),
+            ],
+        ),
+        ("I painted that lake sunrise last year!", [("event", "painted a lake sunrise", "2025")]),
+        # "have been" before the frames "am" takes
+        ("I've been part of a choir for years.", [("activity", "part of a choir for years", None)]),
+        ("I've always been passionate about veterans.", [("preference", "veterans", None)]),
+    ],
+)
+def test_obligations_abilities_and_perfect_frames(text, expected):
+    assert read(text) == expected

@@ -153,7 +153,9 @@ def _coordinated(
 # "and we", "guess what, I", "to tell you I"); after a noun it starts a relative clause
 # ("the support I got was helpful"), whose object is the noun before it.
 _TIME_CLAUSE = frozenset(("since", "after"))  # what follows happened later: no childhood
-_BEFORE_SUBJECT = frozenset(", ; and but so then you because since now also plus".split())
+_BEFORE_SUBJECT = frozenset(
+    ", ; and but so then you because since now also plus after before".split()
+)
 
 
 def _opens(words: list[Word], start: int, t: Tables) -> bool:

@@ -146,7 +146,11 @@ def parse_statement(
         return None
     if low in ("did", "do", "does"):
         return None  # "I did not", "I do think": emphasis or negation, no fact
-    if aspect == "state" and (low in t.copulas or low in t.perfect):
+    if (
+        aspect == "state"
+        and (low in t.copulas or low in t.perfect)
+        and not phrase_at(words, i, t.past_phrase_list)  # "we were able to", "I had to"
+    ):
         nxt = skip_adverbs(i + 1)
         if nxt >= n or words[nxt].low in _NEGATION:
             return None
@@ -155,6 +159,12 @@ def parse_statement(
             after = skip_adverbs(nxt + 1)
             if after < n and words[after].low.endswith("ing"):
                 aspect, i = "ongoing", after  # "I've been taking a poetry class"
+            elif after < n and (frame := phrase_at(words, after, t.copula_frame_list)):
+                # "I've always been passionate about veterans"
+                framed = t.copula_frames[tuple(w.low for w in words[after : after + frame])]
+                if framed != "preference":  # a liking is its object, as with "I'm"
+                    lead = " ".join(w.text for w in words[after : after + frame])
+                aspect, i, phrase_verb = "state", after + frame - 1, True
             elif after < n and words[after].low == "to":
                 aspect, i, lead = "past", nxt, "has been"  # "I've been to Rome"
                 phrase_verb = True
@@ -231,8 +241,12 @@ def parse_statement(
             break
         if phrase_at(words, end, t.cuts):
             break
-        if words[end].low == "i":
-            break  # "since we last spoke I went...": the user starts a statement of their own
+        if words[end].low == "i" or (
+            words[end].low in ("after", "before")
+            and end + 1 < n
+            and words[end + 1].low in t.subjects
+        ):
+            break  # "since we last spoke I went...", "...after I visited": a statement of its own
         if words[end].low == "and" and end + 1 < n and words[end + 1].low in t.not_facts:
             break  # "made wishes and felt hopeful": what follows is a feeling, no object
         if words[end].low == "and" and clause_after(words, end + 1, t):
@@ -271,13 +285,13 @@ def parse_statement(
     # "I made this bowl", "we adopted these kittens": a thing shown is still a thing made
     shown = (
         len(lows) > 1
-        and lows[0] in ("this", "these")
+        and lows[0] in ("this", "these", "that", "those")
         and lows[1] not in t.function_words
         and lows[1] not in t.pronouns
         and lows[1] not in _NOT_NOUNS
         and not time_at(object_words, 1, t)[0]
     )
-    determiners = ("a", "an", "the", "my", "our", "some") + (("this", "these") if shown else ())
+    determiners = ("a", "an", "the", "my", "our", "some") + ((lows[0],) if shown else ())
     head = next((w for w in lows if w not in determiners), "")
     if head in t.pronouns and head not in t.particles:
         return None  # "I did it", "we made it": nothing named
@@ -346,7 +360,8 @@ def parse_statement(
     content = restore(said)
     if shown:
         # ... and a week later it is "a bowl": nobody sees what "this" pointed at
-        article = "some" if lows[0] == "these" else "an" if lows[1][:1] in "aeiou" else "a"
+        plural = lows[0] in ("these", "those")
+        article = "some" if plural else "an" if lows[1][:1] in "aeiou" else "a"
         content = re.sub(rf"\b{object_words[0].text}\s", article + " ", content, count=1)
     type_ = MemoryType.EPISODIC if category in ("event", "plan") else MemoryType.FACTUAL
     if aspect == "past" and not timed and lead != "has been":
