@@ -526,3 +526,31 @@ def test_what_is_true_of_everyone_is_not_kept(text):
 )
 def test_obligations_abilities_and_perfect_frames(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # to enjoy oneself at a place is to have gone there
+        (
+            "We had a blast last year at the Pride fest.",
+            [("event", "went to the Pride fest", "2025")],
+        ),
+        (
+            "Last week, we had a blast at a live music event.",
+            [("event", "went to a live music event", "2026-11-26")],
+        ),
+        ("I had fun at home.", []),
+        # cut, opinion and sentence objects
+        ("I'm a fan of both classical like Bach and Mozart, as well as modern music.", []),
+        ("Staying in shape is important to me too.", []),
+        ("We decided to go with I love how uncomplicated it is.", []),
+        # the object ends before a hope
+        (
+            "I'm saving for a house and hoping for the best.",
+            [("activity", "saving for a house", None)],
+        ),
+    ],
+)
+def test_outings_enjoyed_and_objects_cut_or_garbled(text, expected):
+    assert read(text) == expected

@@ -45,6 +45,9 @@ def _adverb_then_past(words: list[Word], t: Tables) -> bool:
 _NOT_NOUNS = frozenset("after before since for with to in on at from by as when while".split())
 
 
+_HOPING = frozenset("hoping wishing wondering praying hopeful".split())
+
+
 def _ahead(spec: str | None) -> bool:
     """Whether a time spec names a day to come, or a weekday ("on Monday")."""
     if not spec:
@@ -247,7 +250,11 @@ def parse_statement(
             and words[end + 1].low in t.subjects
         ):
             break  # "since we last spoke I went...", "...after I visited": a statement of its own
-        if words[end].low == "and" and end + 1 < n and words[end + 1].low in t.not_facts:
+        if (
+            words[end].low == "and"
+            and end + 1 < n
+            and (words[end + 1].low in t.not_facts or words[end + 1].low in _HOPING)
+        ):
             break  # "made wishes and felt hopeful": what follows is a feeling, no object
         if words[end].low == "and" and clause_after(words, end + 1, t):
             break  # "sticking to my routine and the people are great": a new clause

@@ -281,6 +281,16 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "had a setback", "worked hard", "got a great turnout": nothing named
     if fact.category in lists.substance_categories and _unresolved(core, fact, lists):
         return False  # "got the tattoo", "helped with the painting": which one, the turn shows
+    if fact.category in lists.substance_categories and any(
+        w in ("is", "are", "was", "were") for w in words[1:]
+    ):
+        return False  # "staying in shape is important": an opinion read as an activity
+    if "both" in words and not {"and", "well"} & set(words[words.index("both") + 1 :]):
+        return False  # "a fan of both classical": the other half was cut
+    if fact.category in ("decision", "tech_preference") and _opening(
+        core.removeprefix("go with ").removeprefix("use "), ("i", "we", "you", "they")
+    ):
+        return False  # "go with I love how uncomplicated": a sentence is no choice
     if fact.category in ("decision", "tech_preference") and words[-1].endswith("ly"):
         return False  # "go with Thankfully": a sentence adverb is no choice
     promised = re.search(r"\bwill not\b|\bwon't\b", said) is not None

@@ -108,11 +108,21 @@ _CONTRACTIONS = [
 ]
 
 
+# "We had a blast at a live music event": to enjoy oneself at a place is to have gone
+# there, which is the fact; "at home" or "at work" names no outing.
+_ENJOYED_AT = re.compile(
+    r"\bhad\s+(?:a\s+(?:blast|ball|great\s+time|good\s+time|wonderful\s+time|fantastic\s+time|"
+    r"lot\s+of\s+fun)|(?:so\s+much\s+|great\s+|lots\s+of\s+)?fun)\s+"
+    r"(?P<when>(?:last|this)\s+\w+\s+|yesterday\s+)?at\s+(?=(?:the|a|an|our|my)\s)",
+    re.IGNORECASE,
+)
+
+
 def expand(clause: str) -> str:
     """Contractions written out, so a rule states each form once ("we're" = "we are")."""
     for pattern, replacement in _CONTRACTIONS:
         clause = pattern.sub(replacement, clause)
-    return clause
+    return _ENJOYED_AT.sub(r"went \g<when>to ", clause)
 
 
 # A short label before a colon ("Quick intro:", "Final call:", "Some context first:")
