@@ -554,3 +554,20 @@ def test_obligations_abilities_and_perfect_frames(text, expected):
 )
 def test_outings_enjoyed_and_objects_cut_or_garbled(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I had an experience that reminded me of the impact we can make.", []),
+        ("Being able to make a difference brings me joy.", []),
+        # ... but a place or an activity says what the experience was, a pastime what joy is
+        (
+            "I had a meaningful experience at a military memorial.",
+            [("event", "had a meaningful experience at a military memorial", "2026-12-03")],
+        ),
+        ("Dancing brings me joy.", [("preference", "Dancing brings me joy", None)]),
+    ],
+)
+def test_vague_experiences_and_hollow_joys(text, expected):
+    assert read(text) == expected

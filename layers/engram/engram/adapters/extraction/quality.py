@@ -281,6 +281,10 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "had a setback", "worked hard", "got a great turnout": nothing named
     if fact.category in lists.substance_categories and _unresolved(core, fact, lists):
         return False  # "got the tattoo", "helped with the painting": which one, the turn shows
+    if fact.category in lists.substance_categories and _vague_possession(words, lists):
+        return False  # "had an experience that reminded me...": what it was is left out
+    if fact.category == "preference" and _hollow_effect(content, lists):
+        return False  # "being able to make a difference brings me joy": true of anyone
     if fact.category in lists.substance_categories and any(
         w in ("is", "are", "was", "were") for w in words[1:]
     ):
@@ -384,6 +388,48 @@ def _unresolved(core: str, fact: ExtractedFact, lists: _Lists) -> bool:
         return False  # "the adoption agency": its first word says which
     # "finished the marathon": a kind of event is said with "the" and still names it
     return not {head} & (lists.generic | lists.places | lists.relatives | lists.scheduled)
+
+
+_HAD = frozenset("had has have got gotten".split())
+_EFFECT = re.compile(
+    r"^(?P<thing>.+?)\s+(?:brings|brought|helps|helped|makes|made|gives|keeps)\s+me\b"
+)
+
+
+def _vague_possession(words: list[str], lists: _Lists) -> bool:
+    """Whether the fact only says the user had or got something vague ("had an
+    experience that reminded me...", "got the right attitude"): the head of the object,
+    after its determiners and adjectives, names nothing, and nothing after it does."""
+    if len(words) < 2 or words[0] not in _HAD:
+        return False
+    at = next(
+        (
+            k
+            for k, w in enumerate(words)
+            if k and w not in lists.function_words and w not in lists.evaluative
+        ),
+        None,
+    )
+    if at is None or words[at] not in lists.vague_nouns:
+        return False
+    # "an experience at a military memorial", "... hiking with friends" say what it was
+    return at + 1 == len(words) or words[at + 1] in ("that", "which", "who", "so")
+
+
+def _hollow_effect(content: str, lists: _Lists) -> bool:
+    """Whether what does something for the user names nothing ("being able to make a
+    difference brings me joy"), unlike "dancing brings me joy"."""
+    found = _EFFECT.match(content)
+    if found is None:
+        return False
+    return all(
+        w in lists.function_words
+        or w in lists.vague_nouns
+        or w in lists.evaluative
+        or w in lists.light_verbs
+        or w in ("being", "able", "made", "makes")
+        for w in _WORDS.findall(found.group("thing"))
+    )
 
 
 def _concrete(fact: ExtractedFact, words: list[str], lists: _Lists) -> bool:
