@@ -571,3 +571,22 @@ def test_outings_enjoyed_and_objects_cut_or_garbled(text, expected):
 )
 def test_vague_experiences_and_hollow_joys(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We love hiking.", [("preference", "hiking", None)]),
+        ("We love you guys!", []),
+        ("I'm lucky to have my husband and kids.", [("family", "have my husband and kids", None)]),
+        ("I'm lucky to have you.", []),
+        # a title the user names is no quotation of someone else
+        (
+            'My favorite book is "Becoming Nicole".',
+            [("preference", "favorite book: Becoming Nicole", None)],
+        ),
+        ('She told me "you should really quit your job and travel".', []),
+    ],
+)
+def test_a_household_liking_gratitude_for_family_and_titles(text, expected):
+    assert read(text) == expected

@@ -162,7 +162,8 @@ _LIKE = [
         + r")\s+person\b",
         I,
     ),
-    rx.compile(r"\bI\s+(?:do\s+)?" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
+    # "We love hiking": the user's household likes it, the user among them
+    rx.compile(r"\b(?:I|we)\s+(?:do\s+)?" + ADV + r"(?P<verb>" + _LIKE_VERBS + r")\s+" + XL, I),
     rx.compile(
         r"\bI\s+(?:have\s+been|am)\s+" + ADV + r"(?:loving|enjoying|liking|digging|adoring|"
         r"getting\s+into|into)\s+" + XL,

@@ -118,10 +118,19 @@ _ENJOYED_AT = re.compile(
 )
 
 
+# "I'm lucky to have my husband and kids": what the user has, said with gratitude
+_LUCKY_TO_HAVE = re.compile(
+    r"\b(?P<who>I|we)\s+(?:am|are)\s+(?:so\s+|really\s+|very\s+)?"
+    r"(?:lucky|blessed|fortunate|grateful|thankful)\s+to\s+have\b",
+    re.IGNORECASE,
+)
+
+
 def expand(clause: str) -> str:
     """Contractions written out, so a rule states each form once ("we're" = "we are")."""
     for pattern, replacement in _CONTRACTIONS:
         clause = pattern.sub(replacement, clause)
+    clause = _LUCKY_TO_HAVE.sub(r"\g<who> have", clause)
     return _ENJOYED_AT.sub(r"went \g<when>to ", clause)
 
 
@@ -195,7 +204,13 @@ CORRECTION = re.compile(
 
 # Words in quotation marks are someone else's ("The article opened with: "I hate
 # meetings...""): not the speaker's facts. Short quotes ("call me "Jo"") stay.
-_QUOTED = re.compile(r'"[^"\n]{12,}"')
+# A long quotation is someone else's words, unless it is a title the user names ("I
+# loved "Becoming Nicole"", "my favourite song is "Perfect"").
+_QUOTED = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\blove )(?<!\bloved )(?<!\bread )(?<!\bwatched )"
+    r"(?<!\bcalled )(?<!\bnamed )(?<!\btitled )(?<!\bfavorite )(?<!\bfavourite )"
+    r'"[^"\n]{12,}"'
+)
 _SHORT_QUOTE = re.compile(r'"([^"\n]{1,11})"')
 
 
