@@ -590,3 +590,26 @@ def test_vague_experiences_and_hollow_joys(text, expected):
 )
 def test_a_household_liking_gratitude_for_family_and_titles(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # what the user is doing, said after a comma without its subject
+        (
+            "I'm doing my part too, volunteering at a homeless shelter.",
+            [("activity", "volunteering at a homeless shelter", None)],
+        ),
+        ("I went to the park, including the kids.", [("event", "went to the park", "2026-12-03")]),
+        # needs of the world, idioms and everyone's family are no requirement, limit or fact
+        ("The LGBTQ community needs more platforms.", []),
+        (
+            "Our app needs offline support.",
+            [("requirement", "Our app needs offline support", None)],
+        ),
+        ("Really can't beat what connections can do.", []),
+        ("I'm really lucky to have my family.", []),
+    ],
+)
+def test_participles_public_needs_and_idioms(text, expected):
+    assert read(text) == expected

@@ -84,6 +84,7 @@ class _Lists:
     relatives: frozenset[str]
     places: frozenset[str]
     social_time: frozenset[str]
+    public_subjects: frozenset[str]
     scheduled: frozenset[str]
 
 
@@ -134,6 +135,7 @@ def _lists() -> _Lists:
         relatives=t.family | t.pets,
         places=frozenset(q["place_kinds"]),
         social_time=frozenset(q["social_time"]),
+        public_subjects=frozenset(q["public_subjects"]),
         scheduled=t.scheduled_nouns,
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
@@ -281,6 +283,16 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "had a setback", "worked hard", "got a great turnout": nothing named
     if fact.category in lists.substance_categories and _unresolved(core, fact, lists):
         return False  # "got the tattoo", "helped with the painting": which one, the turn shows
+    if (
+        fact.category == "requirement"
+        and _PUBLIC_NEED.match(content)
+        and any(w in lists.public_subjects for w in words[:4])
+    ):
+        return False  # "the LGBTQ community needs more platforms": an opinion on the world
+    if fact.category == "family" and all(
+        w in lists.social_time or w in lists.evaluative or w in ("have", "has") for w in meaningful
+    ):
+        return False  # "have my family": everyone has; who they are is what to keep
     if fact.category in lists.substance_categories and _vague_possession(words, lists):
         return False  # "had an experience that reminded me...": what it was is left out
     if fact.category == "preference" and _hollow_effect(content, lists):
@@ -390,6 +402,10 @@ def _unresolved(core: str, fact: ExtractedFact, lists: _Lists) -> bool:
     return not {head} & (lists.generic | lists.places | lists.relatives | lists.scheduled)
 
 
+_PUBLIC_NEED = re.compile(
+    r"^(?:the\s+|our\s+)?(?:[\w+-]+\s+){0,2}?(?:[\w-]+)\s+(?:needs?|must|should|has\s+to|have\s+to)\b",
+    re.IGNORECASE,
+)
 _HAD = frozenset("had has have got gotten".split())
 _EFFECT = re.compile(
     r"^(?P<thing>.+?)\s+(?:brings|brought|helps|helped|makes|made|gives|keeps)\s+me\b"

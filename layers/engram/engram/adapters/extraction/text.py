@@ -391,6 +391,14 @@ _BARE_TIME = re.compile(
 )
 
 
+_PARTICIPLE = re.compile(
+    r",\s+(?:just\s+|also\s+|still\s+|currently\s+)?"
+    r"(?=(?!(?:including|according|regarding|considering|during|following|concerning|"
+    r"being|having|feeling|hoping|thinking|wondering|wishing|knowing|seeing|making|living)\b)"
+    r"[a-z]{3,}ing\s+(?:at|in|on|with|for|to|a|an|the|my|our|some|out|up|about|into)\s)"
+)
+
+
 def clauses(sentence: str) -> list[str]:
     """The statements of one sentence, each starting where its subject starts (restored
     when chat left it out, from the sentence's first subject or "I")."""
@@ -411,5 +419,11 @@ def clauses(sentence: str) -> list[str]:
         if found and _TOOLS_TALK.search(found[-1]):
             # "We quit using Zoom and moved to Google Meet": a move between tools, not towns.
             text = re.sub(r"^(\S+(?:\s+\S+)?\s+)moved\s+(?:over\s+)?to\b", r"\1switched to", text)
+        doing = _PARTICIPLE.search(text) if subject and who.lower() in ("i", "we") else None
+        if doing:
+            # "I'm doing my part too, volunteering at a homeless shelter": what the user
+            # is doing, said after a comma without its subject
+            found.append(text[: doing.start()])
+            text = ("I am " if who.lower() == "i" else "we are ") + text[doing.end() :]
         found.append(text)
     return found
