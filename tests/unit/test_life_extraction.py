@@ -613,3 +613,22 @@ def test_a_household_liking_gratitude_for_family_and_titles(text, expected):
 )
 def test_participles_public_needs_and_idioms(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # childhood is a time of no date, and the memory says it
+        (
+            "When I was a kid, I had a little doll.",
+            [("event", "had a little doll when I was a kid", None)],
+        ),
+        ("I went to Paris when I was young.", [("event", "went to Paris when I was young", None)]),
+        ("Growing up, we had a dog named Rex.", [("pet", "had a dog named Rex growing up", None)]),
+        ("I had a doll as a kid.", [("event", "had a doll as a kid", None)]),
+        ("I started when I was young.", []),  # a time is no object
+        ("I went to Paris when I was 20.", [("event", "went to Paris", "2026-12-03")]),
+    ],
+)
+def test_childhood_is_said_not_dated(text, expected):
+    assert read(text) == expected

@@ -68,8 +68,11 @@ def parse_statement(
     timed = False
     # "Last week, my grandma passed away": a time first, then the statement.
     took, spec = time_at(words, i, t)
+    then = ""  # "When I was a kid": said first, it must still be said in the memory
     if took:
         when, timed = spec, True
+        if spec == "childhood":
+            then = clause[words[i].start : words[i + took - 1].end]
         i += took
         if i < n and words[i].low == ",":
             i += 1
@@ -239,9 +242,17 @@ def parse_statement(
     end = i + 1
     limit = min(n, i + 1 + 16)
     cut_times: list[tuple[int, int]] = []
+    kept_times: list[tuple[int, int]] = []  # times said in the memory, naming nothing
     while end < limit:
         if words[end].low in (",", ";", ":"):
             break
+        if words[end].low == "when" and time_at(words, end, t)[1] == "childhood":
+            # "when I was a kid" is a time, not a clause, and stays in the memory's words
+            if not timed:
+                when, timed = "childhood", True
+            kept_times.append((end, end + time_at(words, end, t)[0]))
+            end = kept_times[-1][1]
+            continue
         if phrase_at(words, end, t.cuts):
             break
         if words[end].low == "i" or (
@@ -270,7 +281,8 @@ def parse_statement(
         if took:
             if spec and not timed:
                 when, timed = spec, True
-            cut_times.append((end, end + took))
+            # "as a kid" stays in the words, a date would not
+            (kept_times if spec == "childhood" else cut_times).append((end, end + took))
             end += took
             continue
         end += 1
@@ -288,7 +300,12 @@ def parse_statement(
     lows = [w.low for w in object_words]
     if any(w in t.other_party for w in lows) or any(w.low in t.other_party for w in words[start:i]):
         return None  # about the other person ("loved your photo", "I told you")
-    content_words = [w for w in lows if w not in t.function_words and w not in t.pronouns]
+    timeless = [
+        w.low
+        for k, w in enumerate(words[i + 1 : end], start=i + 1)
+        if not any(a <= k < b for a, b in (*cut_times, *kept_times))
+    ]
+    content_words = [w for w in timeless if w not in t.function_words and w not in t.pronouns]
     # "I made this bowl", "we adopted these kittens": a thing shown is still a thing made
     shown = (
         len(lows) > 1
@@ -370,6 +387,11 @@ def parse_statement(
         plural = lows[0] in ("these", "those")
         article = "some" if plural else "an" if lows[1][:1] in "aeiou" else "a"
         content = re.sub(rf"\b{object_words[0].text}\s", article + " ", content, count=1)
+    if when == "childhood":
+        # "When I was a kid, I had a little doll": of no date, and a week later the
+        # memory must still say it was then, not now
+        content = f"{content} {then[:1].lower()}{then[1:]}" if then else content
+        when = None
     type_ = MemoryType.EPISODIC if category in ("event", "plan") else MemoryType.FACTUAL
     if aspect == "past" and not timed and lead != "has been":
         # An event is dated by when it was said, unless its words date it; "has been to

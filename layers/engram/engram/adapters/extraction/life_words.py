@@ -73,6 +73,8 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
             return n, f"m:{time['relative_months'][said]}"
         if said in time["relative_years"]:
             return n, f"y:{time['relative_years'][said]}"
+        if said in time["childhood"]:
+            return n, "childhood"
         return n, None  # "recently", "lately": time words without a date
     low = words[i].low
     following = words[i + 1].low if i + 1 < len(words) else ""

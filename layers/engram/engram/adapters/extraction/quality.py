@@ -298,7 +298,8 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
     if fact.category == "preference" and _hollow_effect(content, lists):
         return False  # "being able to make a difference brings me joy": true of anyone
     if fact.category in lists.substance_categories and any(
-        w in ("is", "are", "was", "were") for w in words[1:]
+        w in ("is", "are", "was", "were") and words[k - 1] not in ("i", "we")
+        for k, w in enumerate(words[1:], start=1)
     ):
         return False  # "staying in shape is important": an opinion read as an activity
     if "both" in words and not {"and", "well"} & set(words[words.index("both") + 1 :]):

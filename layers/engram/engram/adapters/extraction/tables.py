@@ -81,6 +81,7 @@ def tables(language: str = "en") -> Tables:
         *time["relative_months"],
         *time["relative_years"],
         *time["undated"],
+        *time["childhood"],
     ]
     light = raw["light_verbs"]
     return Tables(

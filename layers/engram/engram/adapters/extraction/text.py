@@ -386,7 +386,9 @@ def _with_subject(clause: str, who: str) -> str:
 _BARE_TIME = re.compile(
     r"^(?:(?:last|next|this|on)\s+\w+|yesterday|today|tonight|recently|lately|"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+few|a\s+couple"
-    r"(?:\s+of)?)\s+(?:days?|weeks?|months?|years?)\s+ago|(?:back\s+)?in\s+\d{4})$",
+    r"(?:\s+of)?)\s+(?:days?|weeks?|months?|years?)\s+ago|(?:back\s+)?in\s+\d{4}|"
+    r"(?:back\s+)?when\s+(?:I\s+was|we\s+were)\s+(?:a\s+)?(?:little\s+)?(?:kids?|child|little|"
+    r"young|younger|teen|teenager)|as\s+a\s+(?:little\s+)?(?:kid|child|teen|teenager)|growing\s+up)$",
     re.IGNORECASE,
 )
 
