@@ -632,3 +632,24 @@ def test_participles_public_needs_and_idioms(text, expected):
 )
 def test_childhood_is_said_not_dated(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "do" as the verb, not as a helper
+        ("I did a charity event last Friday.", [("event", "did a charity event", "2026-11-27")]),
+        ("I do yoga every morning.", [("pattern", "do yoga every morning", None)]),
+        ("I did a great job.", []),
+        ("I do love hiking.", [("preference", "hiking", None)]),
+        ("And yup, I do- Oscar, my guinea pig.", []),
+        ("I'm doing a PhD application for my friend.", []),
+        # a quotation cut at its full stop loses its stray quote mark
+        (
+            'We just did a contemporary piece called "Finding Freedom." It was emotional.',
+            [("event", "did a contemporary piece called Finding Freedom", "2026-12-03")],
+        ),
+    ],
+)
+def test_do_as_a_verb_and_quotes_cut_short(text, expected):
+    assert read(text) == expected

@@ -48,6 +48,23 @@ _NOT_NOUNS = frozenset("after before since for with to in on at from by as when 
 _HOPING = frozenset("hoping wishing wondering praying hopeful".split())
 
 
+def _auxiliary(clause: str, words: list[Word], i: int, t: Tables) -> bool:
+    """Whether "do" at ``i`` only helps the verb after it ("I did not", "I do love",
+    "I did go") rather than being the verb ("I did a charity event", "I do yoga")."""
+    after = words[i + 1].low if i + 1 < len(words) else ""
+    return (
+        not after
+        # "I do- Oscar, my guinea pig": "do" ends an answer, punctuation follows it
+        or not clause[words[i].start : words[i + 1].start].rstrip()[-1:].isalpha()
+        or after in _NEGATION
+        or after in t.not_facts
+        or after in t.state_verbs
+        or after in t.light_forms
+        or phrase_at(words, i + 1, t.adverbs) > 0
+        or is_past(after, t)
+    )
+
+
 def _ahead(spec: str | None) -> bool:
     """Whether a time spec names a day to come, or a weekday ("on Monday")."""
     if not spec:
@@ -150,7 +167,7 @@ def parse_statement(
         return None
     if low == "would" and phrase_at(words, i, t.future_phrases) == 0:
         return None
-    if low in ("did", "do", "does"):
+    if low in ("did", "do", "does") and _auxiliary(clause, words, i, t):
         return None  # "I did not", "I do think": emphasis or negation, no fact
     if (
         aspect == "state"

@@ -178,6 +178,9 @@ def tidy(fact: ExtractedFact) -> ExtractedFact:
         content = _POINTED.sub("", content)
     if fact.category not in _EXEMPT:
         content = _lists().dangling_approximator.sub("", content)
+    if content.count('"') % 2:
+        # 'called "Finding Freedom.' cut at the full stop inside the quotation
+        content = content.replace('"', "")
     ends = _lists().fragment_ends
     words = content.split(" ")
     if fact.category not in _EXEMPT:
