@@ -56,6 +56,6 @@ def resolve(spec: str | None, at: datetime) -> str | None:
             elif which == "last" and month >= today.month:
                 year -= 1
             return f"{year:04d}-{month:02d}"
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
     return None

@@ -152,7 +152,7 @@ def _coordinated(
 # What may stand right before a subject that starts a statement of its own ("..., I",
 # "and we", "guess what, I", "to tell you I"); after a noun it starts a relative clause
 # ("the support I got was helpful"), whose object is the noun before it.
-_TIME_CLAUSE = frozenset(("since", "after"))  # what follows happened later: no childhood
+_TIME_CLAUSE = frozenset(("since", "after"))  # not "when": "when I was little I..." is no news
 _BEFORE_SUBJECT = frozenset(
     ", ; and but so then you because since now also plus after before".split()
 )

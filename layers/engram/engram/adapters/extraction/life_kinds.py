@@ -34,7 +34,11 @@ def category_of(
         for k, w in enumerate(lows)
         if w in t.raw["topics"]["health"]["body_words_also_adverbs"]
         and not (k and lows[k - 1] in ("my", "his", "her", "a", "the", "lower", "upper", "bad"))
-        and not (k + 1 < len(lows) and lows[k + 1] in ("pain", "pains", "injury", "surgery"))
+        and not (
+            k + 1 < len(lows)
+            and lows[k + 1]
+            in ("pain", "pains", "injury", "surgery", "problems", "problem", "issues", "spasms")
+        )
     }
     if verb in ("have", "has", "had", "got", "adopted", "rescued", "fostered") and words & t.pets:
         return "pet"

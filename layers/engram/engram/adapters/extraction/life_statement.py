@@ -42,9 +42,13 @@ def _adverb_then_past(words: list[Word], t: Tables) -> bool:
 
 
 # "I painted this after...", "made this for her": words after "this" that are no noun
-_NOT_NOUNS = frozenset("after before since for with to in on at from by as when while".split())
+_NOT_NOUNS = frozenset(
+    "after before since for with to in on at from by as when while past earlier later "
+    "time one way is was".split()
+)
 
 
+_DETERMINERS = frozenset("a an the my our some his her their several lots plenty".split())
 _HOPING = frozenset("hoping wishing wondering praying hopeful".split())
 
 
@@ -56,12 +60,8 @@ def _auxiliary(clause: str, words: list[Word], i: int, t: Tables) -> bool:
         not after
         # "I do- Oscar, my guinea pig": "do" ends an answer, punctuation follows it
         or not clause[words[i].start : words[i + 1].start].rstrip()[-1:].isalpha()
-        or after in _NEGATION
-        or after in t.not_facts
-        or after in t.state_verbs
-        or after in t.light_forms
-        or phrase_at(words, i + 1, t.adverbs) > 0
-        or is_past(after, t)
+        # "I did meet her", "I do worry": a verb follows; "did a charity event": a thing
+        or not (after in _DETERMINERS or after.isdecimal() or after in t.time["numbers"])
     )
 
 
@@ -182,7 +182,11 @@ def parse_statement(
             after = skip_adverbs(nxt + 1)
             if after < n and words[after].low.endswith("ing"):
                 aspect, i = "ongoing", after  # "I've been taking a poetry class"
-            elif after < n and (frame := phrase_at(words, after, t.copula_frame_list)):
+            elif (
+                after < n
+                and relation is None  # "my husband has been passionate about cars": his
+                and (frame := phrase_at(words, after, t.copula_frame_list))
+            ):
                 # "I've always been passionate about veterans"
                 framed = t.copula_frames[tuple(w.low for w in words[after : after + frame])]
                 if framed != "preference":  # a liking is its object, as with "I'm"
@@ -272,7 +276,10 @@ def parse_statement(
             continue
         if phrase_at(words, end, t.cuts):
             break
-        if words[end].low == "i" or (
+        if (
+            words[end].low == "i"
+            and words[end - 1].low not in ("that", "which", "where", "who", "whom", "when")
+        ) or (
             words[end].low in ("after", "before")
             and end + 1 < n
             and words[end + 1].low in t.subjects
@@ -308,13 +315,21 @@ def parse_statement(
         for k, w in enumerate(words[i + 1 : end], start=i + 1)
         if not any(a <= k < b for a, b in cut_times)
     ]
+    kept = {k for a, b in kept_times for k in range(a, b)}  # "when I was little" stays whole
     while (
         object_words
         and (object_words[-1].low in t.function_words or object_words[-1].low in t.pronouns)
         and object_words[-1].low not in t.particles
+        and words.index(object_words[-1], i + 1) not in kept
     ):
         object_words.pop()
     lows = [w.low for w in object_words]
+    # the object without the childhood it was said in: what the checks below look at
+    free_lows = [
+        w.low
+        for k, w in enumerate(words[i + 1 : end], start=i + 1)
+        if w in object_words and k not in kept
+    ]
     if any(w in t.other_party for w in lows) or any(w.low in t.other_party for w in words[start:i]):
         return None  # about the other person ("loved your photo", "I told you")
     timeless = [
@@ -326,7 +341,7 @@ def parse_statement(
     # "I made this bowl", "we adopted these kittens": a thing shown is still a thing made
     shown = (
         len(lows) > 1
-        and lows[0] in ("this", "these", "that", "those")
+        and lows[0] in ("this", "these")  # "that" also opens a clause: "learned that..."
         and lows[1] not in t.function_words
         and lows[1] not in t.pronouns
         and lows[1] not in _NOT_NOUNS
@@ -337,8 +352,8 @@ def parse_statement(
     if head in t.pronouns and head not in t.particles:
         return None  # "I did it", "we made it": nothing named
     if (
-        lows
-        and lows[-1] in t.particles
+        free_lows
+        and free_lows[-1] in t.particles
         and len(content_words) <= 1
         and verb.low not in t.intransitive
         and relation is None

@@ -97,7 +97,7 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
     ):
         return 2, None
     # "three weeks ago", "a few days ago", "in two weeks", "2 months ago"
-    number = time["numbers"].get(low) if not low.isdigit() else int(low)
+    number = time["numbers"].get(low) if not low.isdecimal() else int(low)  # not "²"
     if number is not None and i + 2 < len(words):
         unit = words[i + 1].low if words[i + 1].low != "few" else ""
         step = 1 if words[i + 1].low in ("few", "couple") else 0
@@ -109,6 +109,8 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
         # ``step`` is where the unit is; "ago" follows it
         if unit in time["units"] and i + step + 1 < len(words) and words[i + step + 1].low == "ago":
             many = time["numbers"][words[i + 1].low] if step > 1 else int(number)
+            if many > 120:
+                return step + 2, None  # "1000000 days ago" is a way of speaking, no date
             if unit.startswith(("month", "year")):
                 return step + 2, f"{unit[0]}:{-many}"  # "two years ago": a year, no day
             return step + 2, f"d:{-time['units'][unit] * many}"

@@ -81,11 +81,9 @@ class _Lists:
     effects_on_me: re.Pattern[str]
     empty_likes: frozenset[str]
     dangling_approximator: re.Pattern[str]
-    relatives: frozenset[str]
-    places: frozenset[str]
+    named_with_the: frozenset[str]
     social_time: frozenset[str]
     public_subjects: frozenset[str]
-    scheduled: frozenset[str]
 
 
 @cache
@@ -132,11 +130,17 @@ def _lists() -> _Lists:
         bare_verbs=frozenset(q["bare_verbs"]),
         effects_on_me=re.compile(r"\b(?:" + "|".join(q["effects_on_me"]) + r")\b"),
         empty_likes=frozenset(q["empty_likes"]),
-        relatives=t.family | t.pets,
-        places=frozenset(q["place_kinds"]),
+        # "the beach", "the kids", "the marathon", "the job", "the army": a kind of place,
+        # a relative, an event, a domain of life named with "the" is no pointer
+        named_with_the=frozenset(q["generic_after_the"])
+        | frozenset(q["place_kinds"])
+        | frozenset(q["kinds_with_the"])
+        | t.family
+        | t.pets
+        | t.scheduled_nouns
+        | frozenset().union(*(nouns for _, nouns in t.topics.values())),
         social_time=frozenset(q["social_time"]),
         public_subjects=frozenset(q["public_subjects"]),
-        scheduled=t.scheduled_nouns,
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
         dangling_approximator=re.compile(
@@ -258,7 +262,7 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "a place", "working": a liking that names nothing
     if (
         fact.category == "preference"
-        and any(w in lists.social_time for w in words[:2])
+        and any(w in _TIME_TOGETHER for w in words[:2])
         and all(
             w in lists.social_time or w in lists.vague_nouns or w in lists.evaluative
             for w in meaningful
@@ -292,8 +296,15 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         and any(w in lists.public_subjects for w in words[:4])
     ):
         return False  # "the LGBTQ community needs more platforms": an opinion on the world
-    if fact.category == "family" and all(
-        w in lists.social_time or w in lists.evaluative or w in ("have", "has") for w in meaningful
+    if (
+        fact.category == "family"
+        and words[:1] == ["have"]
+        and words[1:]
+        in (
+            ["my", "family"],
+            ["my", "fam"],
+            ["our", "family"],
+        )
     ):
         return False  # "have my family": everyone has; who they are is what to keep
     if fact.category in lists.substance_categories and _vague_possession(words, lists):
@@ -301,12 +312,17 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
     if fact.category == "preference" and _hollow_effect(content, lists):
         return False  # "being able to make a difference brings me joy": true of anyone
     if fact.category in lists.substance_categories and any(
-        w in ("is", "are", "was", "were") and words[k - 1] not in ("i", "we")
+        w in ("is", "are", "was", "were")
+        and words[k - 1] not in ("i", "we")
+        and k + 1 < len(words)
+        and (words[k + 1] in lists.evaluative or words[k + 1] in _OPINIONS)
         for k, w in enumerate(words[1:], start=1)
     ):
         return False  # "staying in shape is important": an opinion read as an activity
-    if "both" in words and not {"and", "well"} & set(words[words.index("both") + 1 :]):
-        return False  # "a fan of both classical": the other half was cut
+    if "both" in words[-2:-1] and re.search(
+        rf"\bboth\s+{re.escape(words[-1])}\s+(?:like|such|including|as well)\b", said
+    ):
+        return False  # "a fan of both classical" (like Bach...): the other half was cut
     if fact.category in ("decision", "tech_preference") and _opening(
         core.removeprefix("go with ").removeprefix("use "), ("i", "we", "you", "they")
     ):
@@ -403,17 +419,17 @@ def _unresolved(core: str, fact: ExtractedFact, lists: _Lists) -> bool:
     if any(a not in lists.evaluative for a in adjectives):
         return False  # "the adoption agency": its first word says which
     # "finished the marathon": a kind of event is said with "the" and still names it
-    return not {head} & (lists.generic | lists.places | lists.relatives | lists.scheduled)
+    return not {head} & lists.named_with_the
 
 
 _PUBLIC_NEED = re.compile(
     r"^(?:the\s+|our\s+)?(?:[\w+-]+\s+){0,2}?(?:[\w-]+)\s+(?:needs?|must|should|has\s+to|have\s+to)\b",
     re.IGNORECASE,
 )
+_OPINIONS = frozenset("important key crucial essential vital necessary worth".split())
 _HAD = frozenset("had has have got gotten".split())
-_EFFECT = re.compile(
-    r"^(?P<thing>.+?)\s+(?:brings|brought|helps|helped|makes|made|gives|keeps)\s+me\b"
-)
+_EFFECT_VERBS = frozenset("brings brought helps helped makes made gives keeps".split())
+_TIME_TOGETHER = frozenset("spending spend time being around getting together hanging".split())
 
 
 def _vague_possession(words: list[str], lists: _Lists) -> bool:
@@ -439,16 +455,22 @@ def _vague_possession(words: list[str], lists: _Lists) -> bool:
 def _hollow_effect(content: str, lists: _Lists) -> bool:
     """Whether what does something for the user names nothing ("being able to make a
     difference brings me joy"), unlike "dancing brings me joy"."""
-    found = _EFFECT.match(content)
-    if found is None:
+    # words, not a regular expression: a model's answer is not bounded like a turn is
+    words = content.lower().split()
+    at = next(
+        (k for k in range(1, len(words) - 1) if words[k] in _EFFECT_VERBS and words[k + 1] == "me"),
+        None,
+    )
+    if at is None:
         return False
-    return all(
+    thing = words[:at]
+    return ("being" in thing or any(w in lists.light_verbs for w in thing)) and all(
         w in lists.function_words
         or w in lists.vague_nouns
         or w in lists.evaluative
         or w in lists.light_verbs
         or w in ("being", "able", "made", "makes")
-        for w in _WORDS.findall(found.group("thing"))
+        for w in thing
     )
 
 

@@ -111,9 +111,13 @@ _CONTRACTIONS = [
 # "We had a blast at a live music event": to enjoy oneself at a place is to have gone
 # there, which is the fact; "at home" or "at work" names no outing.
 _ENJOYED_AT = re.compile(
-    r"\bhad\s+(?:a\s+(?:blast|ball|great\s+time|good\s+time|wonderful\s+time|fantastic\s+time|"
+    r"(?<!\bnever\s)(?<!\bnot\s)(?<!\bhave\s)\bhad\s+(?:a\s+(?:blast|ball|great\s+time|good\s+time|wonderful\s+time|fantastic\s+time|"
     r"lot\s+of\s+fun)|(?:so\s+much\s+|great\s+|lots\s+of\s+)?fun)\s+"
-    r"(?P<when>(?:last|this)\s+\w+\s+|yesterday\s+)?at\s+(?=(?:the|a|an|our|my)\s)",
+    r"(?P<when>(?:last|this)\s+\w+\s+|yesterday\s+)?at\s+"
+    r"(?=(?:the|a|an|our|my)\s+(?:[\w'-]+\s+){0,3}?(?:event|fest|festival|parade|concert|party|"
+    r"show|game|match|wedding|beach|park|museum|zoo|fair|conference|convention|reunion|picnic|"
+    r"camp|lake|club|gig|rally|march|workshop|meetup|market|carnival|exhibition|gallery|"
+    r"theater|theatre|cinema|restaurant|bar|pub)s?\b)",
     re.IGNORECASE,
 )
 
@@ -207,8 +211,10 @@ CORRECTION = re.compile(
 # A long quotation is someone else's words, unless it is a title the user names ("I
 # loved "Becoming Nicole"", "my favourite song is "Perfect"").
 _QUOTED = re.compile(
-    r"(?<!\bis )(?<!\bare )(?<!\blove )(?<!\bloved )(?<!\bread )(?<!\bwatched )"
-    r"(?<!\bcalled )(?<!\bnamed )(?<!\btitled )(?<!\bfavorite )(?<!\bfavourite )"
+    r'"(?=\s*(?:I|I\'m|I\'ve|we|my|our|you)\b)[^"\n]{12,}"'  # a saying, whoever named it
+    r"|(?<!\blove )(?<!\bloved )(?<!\bread )(?<!\bwatched )(?<!\bcalled )(?<!\bnamed )"
+    r"(?<!\btitled )(?<!\bfavorite )(?<!\bfavourite )(?<!\bbook is )(?<!\bsong is )"
+    r"(?<!\bmovie is )(?<!\bfilm is )(?<!\bshow is )(?<!\bband is )"
     r'"[^"\n]{12,}"'
 )
 _SHORT_QUOTE = re.compile(r'"([^"\n]{1,11})"')
@@ -388,7 +394,8 @@ _BARE_TIME = re.compile(
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a\s+few|a\s+couple"
     r"(?:\s+of)?)\s+(?:days?|weeks?|months?|years?)\s+ago|(?:back\s+)?in\s+\d{4}|"
     r"(?:back\s+)?when\s+(?:I\s+was|we\s+were)\s+(?:a\s+)?(?:little\s+)?(?:kids?|child|little|"
-    r"young|younger|teen|teenager)|as\s+a\s+(?:little\s+)?(?:kid|child|teen|teenager)|growing\s+up)$",
+    r"young|younger|teen|teenager)|as\s+a\s+(?:little\s+)?(?:kid|child|teen|teenager)|growing\s+up|"
+    r"in\s+my\s+childhood)$",
     re.IGNORECASE,
 )
 
@@ -396,7 +403,7 @@ _BARE_TIME = re.compile(
 _PARTICIPLE = re.compile(
     r",\s+(?:just\s+|also\s+|still\s+|currently\s+)?"
     r"(?=(?!(?:including|according|regarding|considering|during|following|concerning|"
-    r"being|having|feeling|hoping|thinking|wondering|wishing|knowing|seeing|making|living)\b)"
+    r"being|having|feeling|hoping|thinking|wondering|wishing|knowing|seeing|making|living|staying)\b)"
     r"[a-z]{3,}ing\s+(?:at|in|on|with|for|to|a|an|the|my|our|some|out|up|about|into)\s)"
 )
 
@@ -421,7 +428,8 @@ def clauses(sentence: str) -> list[str]:
         if found and _TOOLS_TALK.search(found[-1]):
             # "We quit using Zoom and moved to Google Meet": a move between tools, not towns.
             text = re.sub(r"^(\S+(?:\s+\S+)?\s+)moved\s+(?:over\s+)?to\b", r"\1switched to", text)
-        doing = _PARTICIPLE.search(text) if subject and who.lower() in ("i", "we") else None
+        # only after "I am ...": "I met a guy, working at the bank" is about the guy
+        doing = _PARTICIPLE.search(text) if re.match(r"(?:I\s+am|we\s+are)\s", text, re.I) else None
         if doing:
             # "I'm doing my part too, volunteering at a homeless shelter": what the user
             # is doing, said after a comma without its subject
