@@ -176,6 +176,19 @@ class Run:
     extractor: dict[str, Any] | None = None
 
 
+class FailedJobs(logging.Handler):
+    """Counts the background jobs that failed. The proxy fails open, so an extractor
+    that raises shows in the figures only as facts not stored: the summary says so."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "failed" in str(record.msg):
+            self.count += 1
+
+
 class Player:
     """The chat proxy in process (FastAPI's test client), a stub upstream, manual jobs."""
 
@@ -360,6 +373,8 @@ def main() -> None:
     if args.llm_key_env:
         environment["ENGRAM_EXTRACTOR_API_KEY"] = os.environ[args.llm_key_env]
     conversations = load(args.data, SPLITS[args.split])
+    failed = FailedJobs()
+    logging.getLogger("engram.adapters.queues").addHandler(failed)
     player = Player(settings, environment)
     run = Run()
     started = time.perf_counter()
@@ -380,6 +395,7 @@ def main() -> None:
         f" {run.seconds:.0f} s"
     )
     print(f"facts stored {len(run.facts)} ({sum(f.retired for f in run.facts)} retired since)")
+    print(f"background jobs failed: {failed.count} (each is a warning above)")
     print(
         "by category: "
         + ", ".join(
