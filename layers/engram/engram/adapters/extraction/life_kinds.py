@@ -32,7 +32,7 @@ def category_of(
     named = named - {
         w
         for k, w in enumerate(lows)
-        if w in t.raw["topics"]["health"]["body_words_also_adverbs"]
+        if w in t.body_words_also_adverbs
         and not (k and lows[k - 1] in ("my", "his", "her", "a", "the", "lower", "upper", "bad"))
         and not (
             k + 1 < len(lows)

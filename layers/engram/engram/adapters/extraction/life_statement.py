@@ -267,12 +267,13 @@ def parse_statement(
     while end < limit:
         if words[end].low in (",", ";", ":"):
             break
-        if words[end].low == "when" and time_at(words, end, t)[1] == "childhood":
+        took, spec = time_at(words, end, t) if words[end].low == "when" else (0, None)
+        if spec == "childhood":
             # "when I was a kid" is a time, not a clause, and stays in the memory's words
             if not timed:
                 when, timed = "childhood", True
-            kept_times.append((end, end + time_at(words, end, t)[0]))
-            end = kept_times[-1][1]
+            kept_times.append((end, end + took))
+            end += took
             continue
         if phrase_at(words, end, t.cuts):
             break
@@ -310,26 +311,19 @@ def parse_statement(
             end += took
             continue
         end += 1
-    object_words = [
-        w
-        for k, w in enumerate(words[i + 1 : end], start=i + 1)
-        if not any(a <= k < b for a, b in cut_times)
-    ]
     kept = {k for a, b in kept_times for k in range(a, b)}  # "when I was little" stays whole
+    object_at = [k for k in range(i + 1, end) if not any(a <= k < b for a, b in cut_times)]
     while (
-        object_words
-        and (object_words[-1].low in t.function_words or object_words[-1].low in t.pronouns)
-        and object_words[-1].low not in t.particles
-        and words.index(object_words[-1], i + 1) not in kept
+        object_at
+        and (words[object_at[-1]].low in t.function_words or words[object_at[-1]].low in t.pronouns)
+        and words[object_at[-1]].low not in t.particles
+        and object_at[-1] not in kept
     ):
-        object_words.pop()
+        object_at.pop()
+    object_words = [words[k] for k in object_at]
     lows = [w.low for w in object_words]
     # the object without the childhood it was said in: what the checks below look at
-    free_lows = [
-        w.low
-        for k, w in enumerate(words[i + 1 : end], start=i + 1)
-        if w in object_words and k not in kept
-    ]
+    free_lows = [words[k].low for k in object_at if k not in kept]
     if any(w in t.other_party for w in lows) or any(w.low in t.other_party for w in words[start:i]):
         return None  # about the other person ("loved your photo", "I told you")
     timeless = [

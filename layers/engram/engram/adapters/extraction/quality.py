@@ -84,6 +84,10 @@ class _Lists:
     named_with_the: frozenset[str]
     social_time: frozenset[str]
     public_subjects: frozenset[str]
+    opinions: frozenset[str]
+    had_verbs: frozenset[str]
+    effect_verbs: frozenset[str]
+    time_together: frozenset[str]
 
 
 @cache
@@ -141,6 +145,10 @@ def _lists() -> _Lists:
         | frozenset().union(*(nouns for _, nouns in t.topics.values())),
         social_time=frozenset(q["social_time"]),
         public_subjects=frozenset(q["public_subjects"]),
+        opinions=frozenset(q["opinions"]),
+        had_verbs=frozenset(q["had_verbs"]),
+        effect_verbs=frozenset(q["effect_verbs"]),
+        time_together=frozenset(q["time_together"]),
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
         dangling_approximator=re.compile(
@@ -262,7 +270,7 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "a place", "working": a liking that names nothing
     if (
         fact.category == "preference"
-        and any(w in _TIME_TOGETHER for w in words[:2])
+        and any(w in lists.time_together for w in words[:2])
         and all(
             w in lists.social_time or w in lists.vague_nouns or w in lists.evaluative
             for w in meaningful
@@ -315,7 +323,7 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         w in ("is", "are", "was", "were")
         and words[k - 1] not in ("i", "we")
         and k + 1 < len(words)
-        and (words[k + 1] in lists.evaluative or words[k + 1] in _OPINIONS)
+        and (words[k + 1] in lists.evaluative or words[k + 1] in lists.opinions)
         for k, w in enumerate(words[1:], start=1)
     ):
         return False  # "staying in shape is important": an opinion read as an activity
@@ -426,17 +434,13 @@ _PUBLIC_NEED = re.compile(
     r"^(?:the\s+|our\s+)?(?:[\w+-]+\s+){0,2}?(?:[\w-]+)\s+(?:needs?|must|should|has\s+to|have\s+to)\b",
     re.IGNORECASE,
 )
-_OPINIONS = frozenset("important key crucial essential vital necessary worth".split())
-_HAD = frozenset("had has have got gotten".split())
-_EFFECT_VERBS = frozenset("brings brought helps helped makes made gives keeps".split())
-_TIME_TOGETHER = frozenset("spending spend time being around getting together hanging".split())
 
 
 def _vague_possession(words: list[str], lists: _Lists) -> bool:
     """Whether the fact only says the user had or got something vague ("had an
     experience that reminded me...", "got the right attitude"): the head of the object,
     after its determiners and adjectives, names nothing, and nothing after it does."""
-    if len(words) < 2 or words[0] not in _HAD:
+    if len(words) < 2 or words[0] not in lists.had_verbs:
         return False
     at = next(
         (
@@ -458,7 +462,11 @@ def _hollow_effect(content: str, lists: _Lists) -> bool:
     # words, not a regular expression: a model's answer is not bounded like a turn is
     words = content.lower().split()
     at = next(
-        (k for k in range(1, len(words) - 1) if words[k] in _EFFECT_VERBS and words[k + 1] == "me"),
+        (
+            k
+            for k in range(1, len(words) - 1)
+            if words[k] in lists.effect_verbs and words[k + 1] == "me"
+        ),
         None,
     )
     if at is None:

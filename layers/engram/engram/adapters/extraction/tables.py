@@ -60,6 +60,7 @@ class Tables:
     function_words: frozenset[str]
     topics: dict[str, tuple[frozenset[str], frozenset[str]]]
     ambiguous_work: frozenset[str]
+    body_words_also_adverbs: frozenset[str]  # "back": the body, or "back home"
     time: dict[str, Any]
     time_phrases: tuple[tuple[str, ...], ...]
     scheduled_nouns: frozenset[str]
@@ -128,6 +129,7 @@ def tables(language: str = "en") -> Tables:
             for name, t in raw["topics"].items()
         },
         ambiguous_work=frozenset(raw["topics"]["work"]["ambiguous_verbs"]),
+        body_words_also_adverbs=frozenset(raw["topics"]["health"]["body_words_also_adverbs"]),
         time=time,
         time_phrases=_phrases(time_words),
         scheduled_nouns=frozenset(raw["scheduled_nouns"]),
