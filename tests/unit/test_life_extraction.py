@@ -693,3 +693,70 @@ def test_do_as_a_verb_and_quotes_cut_short(text, expected):
 )
 def test_what_a_review_found(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "going to" a place is a trip, not "going to" do something; it needs a day or a name
+        ("We're going to Lisbon in March.", [("plan", "going to Lisbon", "2027-03")]),
+        ("I'm going to a gig on Saturday.", [("plan", "going to a gig", "2026-12-05")]),
+        ("I'm going to the shops.", []),
+        ("I'm going to paint tonight.", []),
+        # a weekday of a plan lies ahead
+        ("I'm planning to visit my aunt on Monday.", [("plan", "plans to visit my aunt", "2026-12-07")]),
+        # a wish said with "been", and a wish of the past
+        ("I've been meaning to learn the cello.", [("learning", "plans to learn the cello", None)]),
+        ("I've been wanting to try surfing.", [("plan", "wants to try surfing", None)]),
+        ("I'd been wanting to try surfing for ages and finally did.", []),
+        ("I'm going to try to relax more.", []),
+        # what was under way then is not under way now
+        (
+            "I had been working at a bakery for a decade.",
+            [("work", "had been working at a bakery for a decade", None)],
+        ),
+    ],
+)
+def test_trips_wishes_and_the_pluperfect(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the reason is a statement of its own, and does not hide the first
+        (
+            "I took up running because I wanted more energy.",
+            [("event", "took up running", "2026-12-03")],
+        ),
+        (
+            "I'm opening a bakery 'cause I love baking.",
+            [("work", "opening a bakery", None), ("preference", "baking", None)],
+        ),
+        # chat drops the g
+        ("I've been learnin' Korean for a year.", [("learning", "learning Korean for a year", None)]),
+        # pasts that look like their present
+        ("I set up a book club at work.", [("event", "set up a book club at work", "2026-12-03")]),
+        ("I cut my hair short last week.", [("event", "cut my hair short", "2026-11-26")]),
+        ("We've put our hearts into this.", []),
+        ("Set up a new repo for the API.", []),  # a past like its present, said first: asked
+        ("Just set up a bird feeder.", [("event", "set up a bird feeder", "2026-12-03")]),
+        # a reflexive completes what was said
+        (
+            "Running helps me clear my head and be kind to myself.",
+            [("preference", "Running helps me clear my head and be kind to myself", None)],
+        ),
+        # a stretch of the past dates what was done then, and stays in the words
+        (
+            "I met my best friend when I was working in Glasgow.",
+            [("event", "met my best friend when I was working in Glasgow", None)],
+        ),
+        (
+            "I had a coach too when I was training for the marathon.",
+            [("event", "had a coach when I was training for the marathon", None)],
+        ),
+        ("I went skiing too last winter.", [("event", "went skiing", None)]),
+    ],
+)
+def test_reasons_dropped_letters_and_stretches_of_the_past(text, expected):
+    assert read(text) == expected

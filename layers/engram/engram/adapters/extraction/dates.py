@@ -58,4 +58,4 @@ def resolve(spec: str | None, at: datetime) -> str | None:
             return f"{year:04d}-{month:02d}"
     except (ValueError, OverflowError):
         return None
-    return None
+    return None  # "childhood", "season": a time said, of no date

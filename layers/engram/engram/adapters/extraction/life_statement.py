@@ -50,6 +50,8 @@ _NOT_NOUNS = frozenset(
 
 _DETERMINERS = frozenset("a an the my our some his her their several lots plenty".split())
 _HOPING = frozenset("hoping wishing wondering praying hopeful".split())
+_REFLEXIVES = frozenset(("myself", "ourselves"))
+_ANSWERING = re.compile(r"\s+(?:too|also|as\s+well)\s*$", re.IGNORECASE)
 
 
 def _auxiliary(clause: str, words: list[Word], i: int, t: Tables) -> bool:
@@ -63,6 +65,37 @@ def _auxiliary(clause: str, words: list[Word], i: int, t: Tables) -> bool:
         # "I did meet her", "I do worry": a verb follows; "did a charity event": a thing
         or not (after in _DETERMINERS or after.isdecimal() or after in t.time["numbers"])
     )
+
+
+def _going_somewhere(words: list[Word], i: int, step: int) -> bool:
+    """Whether "going to" at ``i`` goes to a place ("going to Japan", "going to the
+    coast") rather than saying what will be done ("going to paint")."""
+    if words[i].low != "going" or step != 2 or i + 2 >= len(words):
+        return False
+    after = words[i + 2]
+    return after.low in ("the", "a", "an", "my", "our") or (
+        after.text[:1].isupper() and after.low != "i"
+    )
+
+
+def _period(words: list[Word], at: int, limit: int, t: Tables) -> int:
+    """The length of "when I was learning to dance" at ``at``: a stretch of the user's
+    past that dates what they did then, up to the clause's end; 0 if none starts there."""
+    if not (
+        at + 3 < limit
+        and words[at].low == "when"
+        and words[at + 1].low in ("i", "we")
+        and words[at + 2].low in ("was", "were")
+        and words[at + 3].low.endswith("ing")
+        and words[at + 3].low not in ("going", "thinking", "feeling", "being")
+    ):
+        return 0
+    end = at + 4
+    while end < limit and words[end].low not in (",", ";", ":") and not (
+        words[end].low != "to" and phrase_at(words, end, t.cuts)
+    ):
+        end += 1
+    return end - at
 
 
 def _ahead(spec: str | None) -> bool:
@@ -119,7 +152,12 @@ def parse_statement(
             if i - start > 6:
                 return None
     elif subject_given or (
-        i == 0 and (first == "been" or (is_past(first, t) and words[i].text[:1].isupper()))
+        i == 0
+        and (
+            first == "been"
+            # "Set up a new project" asks; "Lost my job yesterday" tells
+            or (is_past(first, t) and words[i].text[:1].isupper() and first not in t.past_as_present)
+        )
     ):
         pass  # chat drops the subject: "Lost my job yesterday", "Been doing some promotion"
     elif i == 0 and words[i].text[:1].isupper() and _adverb_then_past(words, t):
@@ -182,6 +220,11 @@ def parse_statement(
             after = skip_adverbs(nxt + 1)
             if after < n and words[after].low.endswith("ing"):
                 aspect, i = "ongoing", after  # "I've been taking a poetry class"
+                if low == "had":
+                    if phrase_at(words, after, t.future_phrases):
+                        return None  # "I'd been wanting to try yoga": a wish of the past
+                    # "I had been working at a bakery": no longer under way, of no day
+                    aspect, lead, timed = "past", "had been", True
             elif (
                 after < n
                 and relation is None  # "my husband has been passionate about cars": his
@@ -220,7 +263,10 @@ def parse_statement(
             return None  # "I'm so happy", "we were there": no fact here
     step = phrase_at(words, i, t.future_phrases)
     past_step = phrase_at(words, i, t.past_phrase_list)
-    if step:
+    trip = bool(step) and _going_somewhere(words, i, step)
+    if trip:
+        aspect = "plan"  # "I'm going to Japan next summer": a trip, not "going to" do
+    elif step:
         phrase = tuple(w.low for w in words[i : i + step])
         marker = t.future[phrase]
         aspect, lead = "plan", marker
@@ -272,8 +318,21 @@ def parse_statement(
             # "when I was a kid" is a time, not a clause, and stays in the memory's words
             if not timed:
                 when, timed = "childhood", True
+            if words[end - 1].low in ("too", "also") and end - 1 > i:
+                cut_times.append((end - 1, end))
             kept_times.append((end, end + took))
             end += took
+            continue
+        period = _period(words, end, limit, t)
+        if period:
+            # "I had a mentor when I was learning to dance": a time of no date, which the
+            # memory must keep saying
+            if not timed:
+                when, timed = None, True
+            if words[end - 1].low in ("too", "also") and end - 1 > i:
+                cut_times.append((end - 1, end))  # "a mentor too when...": said to the other
+            kept_times.append((end, end + period))
+            end += period
             continue
         if phrase_at(words, end, t.cuts):
             break
@@ -307,6 +366,8 @@ def parse_statement(
             if spec and not timed:
                 when, timed = spec, True
             # "as a kid" stays in the words, a date would not
+            if spec == "childhood" and words[end - 1].low in ("too", "also") and end - 1 > i:
+                cut_times.append((end - 1, end))
             (kept_times if spec == "childhood" else cut_times).append((end, end + took))
             end += took
             continue
@@ -317,6 +378,7 @@ def parse_statement(
         object_at
         and (words[object_at[-1]].low in t.function_words or words[object_at[-1]].low in t.pronouns)
         and words[object_at[-1]].low not in t.particles
+        and words[object_at[-1]].low not in _REFLEXIVES  # "be true to myself"
         and object_at[-1] not in kept
     ):
         object_at.pop()
@@ -374,8 +436,10 @@ def parse_statement(
     ):
         # "I have a community meeting next week", "a piano recital coming up": a plan
         category, aspect = "plan", "plan"
-        if when and when.startswith("wd:last:"):
-            when = "wd:next:" + when.removeprefix("wd:last:")  # "on Monday", ahead
+    if trip and not timed and not any(w.text[:1].isupper() for w in object_words):
+        return None  # "I'm going to the gym": out now; "to Japan", "to a gig on Friday" last
+    if aspect == "plan" and when and when.startswith("wd:last:"):
+        when = "wd:next:" + when.removeprefix("wd:last:")  # "on Monday", ahead
     if (
         aspect == "state"
         and verb.low in ("have", "has")
@@ -391,9 +455,10 @@ def parse_statement(
     # -- its words ---------------------------------------------------------------------------------
     pieces: list[str] = []
     cursor = verb.start
-    for a, b in cut_times:
+    for a, b in sorted(cut_times):
         if a < end and words[a].start > cursor:
-            pieces.append(clause[cursor : words[a].start])
+            # "went camping too last week": the "too" answers the other person
+            pieces.append(_ANSWERING.sub("", clause[cursor : words[a].start]))
             cursor = words[b - 1].end if b - 1 < len(words) else words[a].end
     stop = object_words[-1].end if object_words else verb.end
     if stop > cursor:

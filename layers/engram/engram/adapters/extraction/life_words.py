@@ -95,7 +95,7 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
         "fall",
         "winter",
     ):
-        return 2, None
+        return 2, "season"  # a time of the year, of no date: not today either
     # "three weeks ago", "a few days ago", "in two weeks", "2 months ago"
     number = time["numbers"].get(low) if not low.isdecimal() else int(low)  # not "²"
     if number is not None and i + 2 < len(words):

@@ -288,7 +288,7 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "blessed we both have this mindset": about the two of them
     verbs = [w for w in words if w not in ("plans", "wants", "hopes", "aims", "to", "sometimes")]
     verbs = [w for w in verbs if w not in ("usually", "often", "always", "never", "rarely")]
-    if fact.category in ("plan", "goal") and verbs and verbs[0] in lists.continuations:
+    if fact.category in ("plan", "goal") and _resolve(verbs, lists):
         return False  # "plans to keep spreading positivity": a resolve, not a plan
     if fact.category in ("pattern", "plan", "activity") and verbs and verbs[0] in lists.mental:
         return False  # "sometimes doubt", "wants to think": a state of mind, not a fact
@@ -394,6 +394,16 @@ def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
         return False
     after = core[len(lead) :].split()
     return not after or after[0] in lists.leaving_verbs
+
+
+def _resolve(verbs: list[str], lists: _Lists) -> bool:
+    """Whether a plan only goes on with something ("keep spreading positivity", "try to
+    relax"): "try" with a thing of its own ("wants to try yoga") is something new."""
+    if not verbs or verbs[0] not in lists.continuations:
+        return False
+    if verbs[0] == "try" and verbs[1:2] not in (["to"], ["and"]):
+        return not _substance(verbs, lists)
+    return True
 
 
 def _substance(words: list[str], lists: _Lists) -> bool:

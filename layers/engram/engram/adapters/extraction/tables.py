@@ -36,6 +36,7 @@ class Tables:
     goal_verbs: frozenset[str]
     goal_words: frozenset[str]
     irregular_past: frozenset[str]
+    past_as_present: frozenset[str]  # "set", "put": a past that reads as a command too
     participles: dict[str, str]
     state_verbs: frozenset[str]
     not_facts: frozenset[str]
@@ -100,6 +101,7 @@ def tables(language: str = "en") -> Tables:
         goal_verbs=frozenset(raw["goal_verbs"]),
         goal_words=frozenset(raw["goal_words"]),
         irregular_past=frozenset(raw["irregular_past"]),
+        past_as_present=frozenset(raw["past_as_present"]),
         participles=dict(raw["participles"]),
         state_verbs=frozenset(raw["state_verbs"]),
         not_facts=frozenset(raw["not_facts"]),

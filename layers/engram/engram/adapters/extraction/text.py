@@ -63,6 +63,8 @@ _JOINS = re.compile(
     r"went\s+for)\b)"
     r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
     r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
+    # "I adopted a cat because I love animals": the reason is a statement of its own
+    r"|\s*,?\s+(?:because|'cause|cause|cuz|coz)\s+(?=(?:I|I'm|I've|I'd|we|we're|we've)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|we'll|saya|kami|aku)\s+(?!mean\b|guess\b|think\b))"
     r"|,\s+(?=(?:it's|it\s+is|that's|everything\s+is|everything's|now\s+it's)\s+)"
     r"|,\s+(?=(?:just\s+|now\s+)?(?:switched|moved|migrated|relocated|joined)\s+)"
@@ -78,6 +80,8 @@ _JOINS = re.compile(
 
 
 _CONTRACTIONS = [
+    # "startin' my biz", "livin' my dreams": chat drops the g, the rules read the word
+    (re.compile(r"\b([a-z]{2,})in'(?![\w'])", re.I), r"\1ing"),
     (re.compile(r"\b(can)'t\b", re.I), r"\1not"),
     (re.compile(r"\b(w)on't\b", re.I), r"\1ill not"),
     (re.compile(r"\b(\w+)n't\b", re.I), r"\1 not"),
