@@ -704,7 +704,10 @@ def test_what_a_review_found(text, expected):
         ("I'm going to the shops.", []),
         ("I'm going to paint tonight.", []),
         # a weekday of a plan lies ahead
-        ("I'm planning to visit my aunt on Monday.", [("plan", "plans to visit my aunt", "2026-12-07")]),
+        (
+            "I'm planning to visit my aunt on Monday.",
+            [("plan", "plans to visit my aunt", "2026-12-07")],
+        ),
         # a wish said with "been", and a wish of the past
         ("I've been meaning to learn the cello.", [("learning", "plans to learn the cello", None)]),
         ("I've been wanting to try surfing.", [("plan", "wants to try surfing", None)]),
@@ -734,7 +737,10 @@ def test_trips_wishes_and_the_pluperfect(text, expected):
             [("work", "opening a bakery", None), ("preference", "baking", None)],
         ),
         # chat drops the g
-        ("I've been learnin' Korean for a year.", [("learning", "learning Korean for a year", None)]),
+        (
+            "I've been learnin' Korean for a year.",
+            [("learning", "learning Korean for a year", None)],
+        ),
         # pasts that look like their present
         ("I set up a book club at work.", [("event", "set up a book club at work", "2026-12-03")]),
         ("I cut my hair short last week.", [("event", "cut my hair short", "2026-11-26")]),

@@ -149,24 +149,19 @@ def _coordinated(
     return parse_statement(clause, words, k, t, subject_given=True)
 
 
-# What may stand right before a subject that starts a statement of its own ("..., I",
-# "and we", "guess what, I", "to tell you I"); after a noun it starts a relative clause
-# ("the support I got was helpful"), whose object is the noun before it.
-_TIME_CLAUSE = frozenset(("since", "after"))  # not "when": "when I was little I..." is no news
-_BEFORE_SUBJECT = frozenset(
-    ", ; and but so then you because since now also plus after before".split()
-)
-
-
 def _opens(words: list[Word], start: int, t: Tables) -> bool:
-    """Whether a subject at word ``start`` begins a statement (not a relative clause)."""
-    if words[start - 1].low in _BEFORE_SUBJECT:
+    """Whether a subject at word ``start`` begins a statement (not a relative clause):
+    what stands right before it ("..., I", "and we", "to tell you I") is in the data's
+    ``before_subject``; after a noun it starts a relative clause ("the support I got was
+    helpful"), whose object is the noun before it."""
+    if words[start - 1].low in t.closed["before_subject"]:
         return True
     # "Since we last spoke I went...": a short clause of time first, without its comma
     if (
         start >= 3
         and start <= 5
-        and words[0].low in _TIME_CLAUSE
+        # not "when": "when I was little I..." is no news
+        and words[0].low in t.closed["time_clause_openers"]
         and words[1].low in t.subjects
         and words[start].low == "i"
     ):

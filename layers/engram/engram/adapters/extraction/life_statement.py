@@ -29,10 +29,6 @@ from engram.domain.models import MemoryType
 
 __all__ = ["parse_statement"]
 
-_HYPOTHETICAL = frozenset("would could should might may must shall can cannot".split())
-# "almost got fired", "nearly broke my arm": what follows did not happen
-_NEGATION = frozenset("not never no almost nearly".split())
-
 
 def _adverb_then_past(words: list[Word], t: Tables) -> bool:
     """Whether the clause opens with an adverb that reports ("Just", "Finally", "Sadly")
@@ -41,17 +37,12 @@ def _adverb_then_past(words: list[Word], t: Tables) -> bool:
     return len(words) > 1 and words[0].low in t.reporting_adverbs and is_past(words[1].low, t)
 
 
-# "I painted this after...", "made this for her": words after "this" that are no noun
-_NOT_NOUNS = frozenset(
-    "after before since for with to in on at from by as when while past earlier later "
-    "time one way is was".split()
-)
-
-
-_DETERMINERS = frozenset("a an the my our some his her their several lots plenty".split())
-_HOPING = frozenset("hoping wishing wondering praying hopeful".split())
-_REFLEXIVES = frozenset(("myself", "ourselves"))
-_ANSWERING = re.compile(r"\s+(?:too|also|as\s+well)\s*$", re.IGNORECASE)
+def _answering(words: list[Word], at: int, floor: int, t: Tables) -> int:
+    """Where the words before ``at`` end without those that answer the other person
+    ("went camping too last week", "a mentor too when I was..."), not before ``floor``."""
+    while at - 1 > floor and words[at - 1].low in t.closed["answering"]:
+        at -= 1
+    return at
 
 
 def _auxiliary(clause: str, words: list[Word], i: int, t: Tables) -> bool:
@@ -63,17 +54,21 @@ def _auxiliary(clause: str, words: list[Word], i: int, t: Tables) -> bool:
         # "I do- Oscar, my guinea pig": "do" ends an answer, punctuation follows it
         or not clause[words[i].start : words[i + 1].start].rstrip()[-1:].isalpha()
         # "I did meet her", "I do worry": a verb follows; "did a charity event": a thing
-        or not (after in _DETERMINERS or after.isdecimal() or after in t.time["numbers"])
+        or not (
+            after in t.closed["object_determiners"]
+            or after.isdecimal()
+            or after in t.time["numbers"]
+        )
     )
 
 
-def _going_somewhere(words: list[Word], i: int, step: int) -> bool:
+def _going_somewhere(words: list[Word], i: int, step: int, t: Tables) -> bool:
     """Whether "going to" at ``i`` goes to a place ("going to Japan", "going to the
     coast") rather than saying what will be done ("going to paint")."""
     if words[i].low != "going" or step != 2 or i + 2 >= len(words):
         return False
     after = words[i + 2]
-    return after.low in ("the", "a", "an", "my", "our") or (
+    return after.low in t.closed["trip_determiners"] or (
         after.text[:1].isupper() and after.low != "i"
     )
 
@@ -87,12 +82,14 @@ def _period(words: list[Word], at: int, limit: int, t: Tables) -> int:
         and words[at + 1].low in ("i", "we")
         and words[at + 2].low in ("was", "were")
         and words[at + 3].low.endswith("ing")
-        and words[at + 3].low not in ("going", "thinking", "feeling", "being")
+        and words[at + 3].low not in t.closed["not_periods"]
     ):
         return 0
     end = at + 4
-    while end < limit and words[end].low not in (",", ";", ":") and not (
-        words[end].low != "to" and phrase_at(words, end, t.cuts)
+    while (
+        end < limit
+        and words[end].low not in (",", ";", ":")
+        and not (words[end].low != "to" and phrase_at(words, end, t.cuts))
     ):
         end += 1
     return end - at
@@ -114,6 +111,8 @@ def parse_statement(
     """The fact stated from word ``start`` on, and the word it ends at."""
     n = len(words)
     i = start
+    negation = t.closed["negation"]  # "almost got fired": what follows did not happen
+    hypothetical = t.closed["hypothetical"]
     when: str | None = None
     timed = False
     # "Last week, my grandma passed away": a time first, then the statement.
@@ -151,12 +150,19 @@ def parse_statement(
             i += 1
             if i - start > 6:
                 return None
-    elif subject_given or (
-        i == 0
-        and (
-            first == "been"
-            # "Set up a new project" asks; "Lost my job yesterday" tells
-            or (is_past(first, t) and words[i].text[:1].isupper() and first not in t.past_as_present)
+    elif (
+        subject_given
+        or (
+            i == 0
+            and (
+                first == "been"
+                # "Set up a new project" asks; "Lost my job yesterday" tells
+                or (
+                    is_past(first, t)
+                    and words[i].text[:1].isupper()
+                    and first not in t.past_as_present
+                )
+            )
         )
     ):
         pass  # chat drops the subject: "Lost my job yesterday", "Been doing some promotion"
@@ -185,7 +191,7 @@ def parse_statement(
         nonlocal when, timed
         while at < n:
             step = phrase_at(words, at, t.adverbs)
-            if step and words[at].low not in _NEGATION:
+            if step and words[at].low not in negation:
                 at += step
                 continue
             took, spec = time_at(words, at, t)
@@ -201,7 +207,7 @@ def parse_statement(
     if i >= n:
         return None
     low = words[i].low
-    if low in _NEGATION or (low in _HYPOTHETICAL and low != "would"):
+    if low in negation or (low in hypothetical and low != "would"):
         return None
     if low == "would" and phrase_at(words, i, t.future_phrases) == 0:
         return None
@@ -213,7 +219,7 @@ def parse_statement(
         and not phrase_at(words, i, t.past_phrase_list)  # "we were able to", "I had to"
     ):
         nxt = skip_adverbs(i + 1)
-        if nxt >= n or words[nxt].low in _NEGATION:
+        if nxt >= n or words[nxt].low in negation:
             return None
         following = words[nxt].low
         if low in t.perfect and following == "been" and nxt + 1 < n:
@@ -263,7 +269,7 @@ def parse_statement(
             return None  # "I'm so happy", "we were there": no fact here
     step = phrase_at(words, i, t.future_phrases)
     past_step = phrase_at(words, i, t.past_phrase_list)
-    trip = bool(step) and _going_somewhere(words, i, step)
+    trip = bool(step) and _going_somewhere(words, i, step, t)
     if trip:
         aspect = "plan"  # "I'm going to Japan next summer": a trip, not "going to" do
     elif step:
@@ -289,7 +295,7 @@ def parse_statement(
         return None
     # -- the verb ---------------------------------------------------------------------------
     verb = words[i]
-    if verb.low in _NEGATION or verb.low in _HYPOTHETICAL:
+    if verb.low in negation or verb.low in hypothetical:
         return None
     if aspect == "state" and framed is None:
         if is_past(verb.low, t):
@@ -318,8 +324,8 @@ def parse_statement(
             # "when I was a kid" is a time, not a clause, and stays in the memory's words
             if not timed:
                 when, timed = "childhood", True
-            if words[end - 1].low in ("too", "also") and end - 1 > i:
-                cut_times.append((end - 1, end))
+            if (answered := _answering(words, end, i, t)) < end:
+                cut_times.append((answered, end))
             kept_times.append((end, end + took))
             end += took
             continue
@@ -329,8 +335,8 @@ def parse_statement(
             # memory must keep saying
             if not timed:
                 when, timed = None, True
-            if words[end - 1].low in ("too", "also") and end - 1 > i:
-                cut_times.append((end - 1, end))  # "a mentor too when...": said to the other
+            if (answered := _answering(words, end, i, t)) < end:
+                cut_times.append((answered, end))  # "a mentor too when...": said to the other
             kept_times.append((end, end + period))
             end += period
             continue
@@ -348,7 +354,7 @@ def parse_statement(
         if (
             words[end].low == "and"
             and end + 1 < n
-            and (words[end + 1].low in t.not_facts or words[end + 1].low in _HOPING)
+            and (words[end + 1].low in t.not_facts or words[end + 1].low in t.closed["hoping"])
         ):
             break  # "made wishes and felt hopeful": what follows is a feeling, no object
         if words[end].low == "and" and clause_after(words, end + 1, t):
@@ -366,8 +372,8 @@ def parse_statement(
             if spec and not timed:
                 when, timed = spec, True
             # "as a kid" stays in the words, a date would not
-            if spec == "childhood" and words[end - 1].low in ("too", "also") and end - 1 > i:
-                cut_times.append((end - 1, end))
+            if spec == "childhood" and (answered := _answering(words, end, i, t)) < end:
+                cut_times.append((answered, end))
             (kept_times if spec == "childhood" else cut_times).append((end, end + took))
             end += took
             continue
@@ -378,7 +384,7 @@ def parse_statement(
         object_at
         and (words[object_at[-1]].low in t.function_words or words[object_at[-1]].low in t.pronouns)
         and words[object_at[-1]].low not in t.particles
-        and words[object_at[-1]].low not in _REFLEXIVES  # "be true to myself"
+        and words[object_at[-1]].low not in t.closed["reflexives"]  # "be true to myself"
         and object_at[-1] not in kept
     ):
         object_at.pop()
@@ -400,7 +406,7 @@ def parse_statement(
         and lows[0] in ("this", "these")  # "that" also opens a clause: "learned that..."
         and lows[1] not in t.function_words
         and lows[1] not in t.pronouns
-        and lows[1] not in _NOT_NOUNS
+        and lows[1] not in t.closed["not_nouns_after_this"]
         and not time_at(object_words, 1, t)[0]
     )
     determiners = ("a", "an", "the", "my", "our", "some") + ((lows[0],) if shown else ())
@@ -458,7 +464,8 @@ def parse_statement(
     for a, b in sorted(cut_times):
         if a < end and words[a].start > cursor:
             # "went camping too last week": the "too" answers the other person
-            pieces.append(_ANSWERING.sub("", clause[cursor : words[a].start]))
+            upto = words[_answering(words, a, i, t)].start
+            pieces.append(clause[cursor : max(cursor, upto)])
             cursor = words[b - 1].end if b - 1 < len(words) else words[a].end
     stop = object_words[-1].end if object_words else verb.end
     if stop > cursor:

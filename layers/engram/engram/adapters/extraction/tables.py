@@ -37,6 +37,8 @@ class Tables:
     goal_words: frozenset[str]
     irregular_past: frozenset[str]
     past_as_present: frozenset[str]  # "set", "put": a past that reads as a command too
+    # small closed classes the grammar names ("negation", "reflexives", "outings")
+    closed: dict[str, frozenset[str]]
     participles: dict[str, str]
     state_verbs: frozenset[str]
     not_facts: frozenset[str]
@@ -102,6 +104,7 @@ def tables(language: str = "en") -> Tables:
         goal_words=frozenset(raw["goal_words"]),
         irregular_past=frozenset(raw["irregular_past"]),
         past_as_present=frozenset(raw["past_as_present"]),
+        closed={name: frozenset(words) for name, words in raw["closed"].items()},
         participles=dict(raw["participles"]),
         state_verbs=frozenset(raw["state_verbs"]),
         not_facts=frozenset(raw["not_facts"]),

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
+
+from engram.adapters.extraction.tables import tables
 
 __all__ = ["INNER_DOT", "clauses", "expand", "restore", "sentences"]
 
@@ -112,18 +115,20 @@ _CONTRACTIONS = [
 ]
 
 
-# "We had a blast at a live music event": to enjoy oneself at a place is to have gone
-# there, which is the fact; "at home" or "at work" names no outing.
-_ENJOYED_AT = re.compile(
-    r"(?<!\bnever\s)(?<!\bnot\s)(?<!\bhave\s)\bhad\s+(?:a\s+(?:blast|ball|great\s+time|good\s+time|wonderful\s+time|fantastic\s+time|"
-    r"lot\s+of\s+fun)|(?:so\s+much\s+|great\s+|lots\s+of\s+)?fun)\s+"
-    r"(?P<when>(?:last|this)\s+\w+\s+|yesterday\s+)?at\s+"
-    r"(?=(?:the|a|an|our|my)\s+(?:[\w'-]+\s+){0,3}?(?:event|fest|festival|parade|concert|party|"
-    r"show|game|match|wedding|beach|park|museum|zoo|fair|conference|convention|reunion|picnic|"
-    r"camp|lake|club|gig|rally|march|workshop|meetup|market|carnival|exhibition|gallery|"
-    r"theater|theatre|cinema|restaurant|bar|pub)s?\b)",
-    re.IGNORECASE,
-)
+@cache
+def _enjoyed_at() -> re.Pattern[str]:
+    """ "We had a blast at a live music event": to enjoy oneself at a place is to have
+    gone there, which is the fact; "at home" or "at work" names no outing. The outings
+    are the data's (``closed.outings``)."""
+    outings = "|".join(sorted(map(re.escape, tables("en").closed["outings"])))
+    return re.compile(
+        r"(?<!\bnever\s)(?<!\bnot\s)(?<!\bhave\s)\bhad\s+(?:a\s+(?:blast|ball|great\s+time|"
+        r"good\s+time|wonderful\s+time|fantastic\s+time|lot\s+of\s+fun)"
+        r"|(?:so\s+much\s+|great\s+|lots\s+of\s+)?fun)\s+"
+        r"(?P<when>(?:last|this)\s+\w+\s+|yesterday\s+)?at\s+"
+        rf"(?=(?:the|a|an|our|my)\s+(?:[\w'-]+\s+){{0,3}}?(?:{outings})s?\b)",
+        re.IGNORECASE,
+    )
 
 
 # "I'm lucky to have my husband and kids": what the user has, said with gratitude
@@ -139,7 +144,7 @@ def expand(clause: str) -> str:
     for pattern, replacement in _CONTRACTIONS:
         clause = pattern.sub(replacement, clause)
     clause = _LUCKY_TO_HAVE.sub(r"\g<who> have", clause)
-    return _ENJOYED_AT.sub(r"went \g<when>to ", clause)
+    return _enjoyed_at().sub(r"went \g<when>to ", clause)
 
 
 # A short label before a colon ("Quick intro:", "Final call:", "Some context first:")
