@@ -766,3 +766,75 @@ def test_trips_wishes_and_the_pluperfect(text, expected):
 )
 def test_reasons_dropped_letters_and_stretches_of_the_past(text, expected):
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # who the user did it with is part of what they did
+        (
+            "My brother and I went fishing last weekend.",
+            [("event", "went fishing with my brother", "2026-11-26")],
+        ),
+        (
+            "Me and my grandpa fixed up an old motorbike.",
+            [("event", "fixed up an old motorbike with my grandpa", "2026-12-03")],
+        ),
+        (
+            "Our neighbours and I planted a community garden together.",
+            [("event", "planted a community garden with our neighbours", "2026-12-03")],
+        ),
+        (
+            "My aunt and I are going to Vienna in May.",
+            [("plan", "going to Vienna with my aunt", "2027-05")],
+        ),
+        # a state is the user's alone; two statements stay two
+        ("My wife and I have three kids.", [("family", "have three kids", None)]),
+        (
+            "I love my job and I love my team.",
+            [("preference", "my job", None), ("preference", "my team", None)],
+        ),
+    ],
+)
+def test_who_the_user_did_it_with(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an object longer than a memory holds ends where a phrase of its own began
+        (
+            "I built a little wooden bench for the garden so that my parents and the kids "
+            "would have a quiet place to sit on summer evenings.",
+            [("event", "built a little wooden bench for the garden", "2026-12-03")],
+        ),
+        (
+            "I painted a huge mural on the back wall of the community center to show the "
+            "kids what teamwork can build together.",
+            [
+                (
+                    "event",
+                    "painted a huge mural on the back wall of the community center",
+                    "2026-12-03",
+                )
+            ],
+        ),
+        # "back" is the body only when it is someone's and ends there
+        ("I hurt my back on Sunday.", [("health", "hurt my back", "2026-11-29")]),
+        ("I have a bad back.", [("health", "have a bad back", None)]),
+        (
+            "I planted tulips in my back garden.",
+            [("event", "planted tulips in my back garden", "2026-12-03")],
+        ),
+        ("I got my money back.", []),
+        # and nothing is kept cut mid-phrase
+        (
+            "I bought lots of really very nice old colourful hand painted ceramic plates "
+            "cups bowls mugs jugs vases pots trays.",
+            [],
+        ),
+    ],
+)
+def test_an_object_past_the_limit_ends_at_a_phrase(text, expected):
+    assert read(text) == expected

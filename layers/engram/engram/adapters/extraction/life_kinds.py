@@ -28,17 +28,19 @@ def category_of(
     particle = len(lows) > 1 and lows[0] in t.particles and lows[1] in t.function_words
     named = set(lows[1:]) if particle else words
     # "helped renovate a center back home": "back" names the body only when it is someone's
-    # ("my back", "a bad back") or hurts ("back pain")
+    # ("my back", "a bad back") or hurts ("back pain"); "the back wall", "my back garden"
+    # are places
+    hurts = ("pain", "pains", "injury", "surgery", "problems", "problem", "issues", "spasms")
     named = named - {
         w
         for k, w in enumerate(lows)
         if w in t.body_words_also_adverbs
-        and not (k and lows[k - 1] in ("my", "his", "her", "a", "the", "lower", "upper", "bad"))
         and not (
-            k + 1 < len(lows)
-            and lows[k + 1]
-            in ("pain", "pains", "injury", "surgery", "problems", "problem", "issues", "spasms")
+            k
+            and lows[k - 1] in ("my", "his", "her", "lower", "upper", "bad")
+            and (k + 1 == len(lows) or lows[k + 1] in t.function_words)
         )
+        and not (k + 1 < len(lows) and lows[k + 1] in hurts)
     }
     if verb in ("have", "has", "had", "got", "adopted", "rescued", "fostered") and words & t.pets:
         return "pet"

@@ -62,6 +62,21 @@ def _auxiliary(clause: str, words: list[Word], i: int, t: Tables) -> bool:
     )
 
 
+def _owned_body(words: list[Word], k: int, t: Tables) -> bool:
+    """Whether word ``k`` is a body part that is also a function word, said as someone's:
+    "hurt my back", "a bad back" (but "went back", "my back garden")."""
+    return (
+        words[k].low in t.body_words_also_adverbs
+        and k > 0
+        and words[k - 1].low in t.closed["body_owners"]
+        and (
+            k + 1 == len(words)
+            or not words[k + 1].low.isalpha()
+            or words[k + 1].low in t.function_words
+        )
+    )
+
+
 def _going_somewhere(words: list[Word], i: int, step: int, t: Tables) -> bool:
     """Whether "going to" at ``i`` goes to a place ("going to Japan", "going to the
     coast") rather than saying what will be done ("going to paint")."""
@@ -129,8 +144,18 @@ def parse_statement(
         return None
     # -- the subject: the user, or someone or something of theirs -------------------------
     relation: str | None = None
+    company = ""  # "my sister and I went...": who the user did it with
     first = words[i].low
     if first in t.subjects:
+        # "My colleagues and I went...": read from "I", the others said before it
+        if (
+            first in ("i", "we")
+            and 2 <= i <= 5
+            and words[i - 1].low == "and"
+            and words[0].low in ("my", "our")
+            and not any(w.low in (",", "and") for w in words[1 : i - 1])
+        ):
+            company = clause[words[0].start : words[i - 2].end]
         i += 1
     elif (
         first in ("my", "our")
@@ -143,13 +168,15 @@ def parse_statement(
             relation += " " + words[i].text  # "my dog Max"
             i += 1
         if i < n and words[i].low == "and" and i + 1 < n and words[i + 1].low in t.subjects:
-            relation, i = None, i + 2  # "my sister and I": the user did it
+            company = clause[words[start].start : words[i - 1].end]
+            relation, i = None, i + 2  # "my sister and I": the user did it, with her
     elif first == "me" and i + 2 < n and words[i + 1].low == "and":
         i += 3  # "me and my sister went..."
         while i < n and words[i].low not in t.copulas and not is_past(words[i].low, t):
             i += 1
             if i - start > 6:
                 return None
+        company = clause[words[start + 2].start : words[i - 1].end]
     elif (
         subject_given
         or (
@@ -378,6 +405,15 @@ def parse_statement(
             end += took
             continue
         end += 1
+    if end == limit < n and words[end].low not in (",", ";", ":"):
+        # the object ran past the words a memory holds: end it where a phrase of its own
+        # began ("made a window to remind myself that..."), or keep nothing cut mid-phrase
+        joints = [k for k in range(i + 2, end) if words[k].low in t.closed["phrase_joints"]]
+        # "and" joins the last pieces of a list more often than it opens a clause
+        clauses = [k for k in joints if words[k].low != "and"]
+        if not joints:
+            return None
+        end = (clauses or joints)[-1]
     kept = {k for a, b in kept_times for k in range(a, b)}  # "when I was little" stays whole
     object_at = [k for k in range(i + 1, end) if not any(a <= k < b for a, b in cut_times)]
     while (
@@ -385,6 +421,7 @@ def parse_statement(
         and (words[object_at[-1]].low in t.function_words or words[object_at[-1]].low in t.pronouns)
         and words[object_at[-1]].low not in t.particles
         and words[object_at[-1]].low not in t.closed["reflexives"]  # "be true to myself"
+        and not _owned_body(words, object_at[-1], t)  # "hurt my back"
         and object_at[-1] not in kept
     ):
         object_at.pop()
@@ -419,10 +456,13 @@ def parse_statement(
         and len(content_words) <= 1
         and verb.low not in t.intransitive
         and relation is None
+        and not _owned_body(words, object_at[-1], t)
     ):
         return None  # "thinking of setting up": what is set up is cut
     if not content_words and not (
-        verb.low in t.intransitive or (relation is not None and lows and lows[0] in t.particles)
+        verb.low in t.intransitive
+        or (relation is not None and lows and lows[0] in t.particles)
+        or any(_owned_body(words, k, t) for k in object_at)
     ):
         return None
     # -- what kind of fact ----------------------------------------------------------------------
@@ -479,6 +519,9 @@ def parse_statement(
         said = f"{lead} {said}"
     if relation is not None:
         said = f"{relation} {said}"
+    if company and aspect in ("past", "plan", "ongoing"):
+        # "went to a concert with my sister"; "together" said it already
+        said = re.sub(r"\s+together\b", "", said) + f" with {company[:1].lower()}{company[1:]}"
     content = restore(said)
     if shown:
         # ... and a week later it is "a bowl": nobody sees what "this" pointed at

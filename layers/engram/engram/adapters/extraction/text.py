@@ -64,7 +64,8 @@ _JOINS = re.compile(
     r"(?=(?:just\s+|recently\s+|then\s+|now\s+)?(?:switched|moved|migrated|relocated|joined|"
     r"started|quit|dropped|stopped|left|picked|chose|settled|ditched|replaced|went\s+with|"
     r"went\s+for)\b)"
-    r"|\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
+    # not "me and my dad built...": one subject, the user with someone
+    r"|(?<!\bme)(?<!\bMe)\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
     r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
     # "I adopted a cat because I love animals": the reason is a statement of its own
     r"|\s*,?\s+(?:because|'cause|cause|cuz|coz)\s+(?=(?:I|I'm|I've|I'd|we|we're|we've)\b)"
@@ -417,13 +418,33 @@ _PARTICIPLE = re.compile(
 )
 
 
+_COMPANY = re.compile(r"(?:my|our)(?:\s+[\w'-]+){1,2}", re.IGNORECASE)
+
+
+def _with_company(parts: list[str], sentence: str) -> list[str]:
+    """The parts split at "and I", with "My sister and I went..." whole again: the user
+    did it, with her."""
+    joined: list[str] = []
+    for part in parts:
+        if (
+            joined
+            and _COMPANY.fullmatch(joined[-1].strip())
+            and re.match(r"(?:I|we)\b", part)
+            and f"{joined[-1]} and {part}" in sentence
+        ):
+            joined[-1] = f"{joined[-1]} and {part}"
+        else:
+            joined.append(part)
+    return joined
+
+
 def clauses(sentence: str) -> list[str]:
     """The statements of one sentence, each starting where its subject starts (restored
     when chat left it out, from the sentence's first subject or "I")."""
     found: list[str] = []
     who = "I"
     carried = ""
-    for part in _JOINS.split(sentence):
+    for part in _with_company(_JOINS.split(sentence), sentence):
         text = _MARKERS.sub("", part.strip(" ,")).strip(" ,")
         if not text:
             continue
