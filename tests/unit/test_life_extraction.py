@@ -828,6 +828,11 @@ def test_who_the_user_did_it_with(text, expected):
             [("event", "planted tulips in my back garden", "2026-12-03")],
         ),
         ("I got my money back.", []),
+        # a general word pointed at names nothing a week later
+        ("I'm so lucky to have my partner on this adventure.", []),
+        ("I have my kids with me on this journey.", []),
+        ("I moved to Oslo this week.", [("identity", "lives in Oslo", None)]),
+        ("I'll write a list of the ones that matter.", []),
         # and nothing is kept cut mid-phrase
         (
             "I bought lots of really very nice old colourful hand painted ceramic plates "
@@ -836,5 +841,5 @@ def test_who_the_user_did_it_with(text, expected):
         ),
     ],
 )
-def test_an_object_past_the_limit_ends_at_a_phrase(text, expected):
+def test_long_objects_a_hurt_back_and_general_pointers(text, expected):
     assert read(text) == expected

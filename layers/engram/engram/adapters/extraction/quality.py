@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
+from itertools import pairwise
 
 from engram.adapters.extraction.lexicon import terms_in
 from engram.adapters.extraction.tables import tables
@@ -298,6 +299,8 @@ def acceptable(fact: ExtractedFact, clause: str) -> bool:
         return False  # "had a setback", "worked hard", "got a great turnout": nothing named
     if fact.category in lists.substance_categories and _unresolved(core, fact, lists):
         return False  # "got the tattoo", "helped with the painting": which one, the turn shows
+    if fact.category in lists.cut_categories and _points_at_nothing(words, lists):
+        return False  # "my family on this journey", "a list of the ones that suit"
     if (
         fact.category == "requirement"
         and _PUBLIC_NEED.match(content)
@@ -394,6 +397,22 @@ def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
         return False
     after = core[len(lead) :].split()
     return not after or after[0] in lists.leaving_verbs
+
+
+def _points_at_nothing(words: list[str], lists: _Lists) -> bool:
+    """Whether the fact points at something only the conversation shows, named by a
+    general word ("this journey", "that stuff", "the ones"): a week later it names
+    nothing."""
+    return any(
+        # "this week", "that moment" are times, which say when
+        (
+            w in lists.determiners
+            and after in lists.vague_nouns
+            and after not in lists.adverbial_heads
+        )
+        or (w in ("the", *lists.determiners) and after in ("one", "ones"))
+        for w, after in pairwise(words)
+    )
 
 
 def _resolve(verbs: list[str], lists: _Lists) -> bool:
