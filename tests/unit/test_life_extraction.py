@@ -761,7 +761,7 @@ def test_trips_wishes_and_the_pluperfect(text, expected):
             "I had a coach too when I was training for the marathon.",
             [("event", "had a coach when I was training for the marathon", None)],
         ),
-        ("I went skiing too last winter.", [("event", "went skiing", None)]),
+        ("I went skiing too last winter.", [("event", "went skiing last winter", None)]),
     ],
 )
 def test_reasons_dropped_letters_and_stretches_of_the_past(text, expected):
@@ -842,4 +842,58 @@ def test_who_the_user_did_it_with(text, expected):
     ],
 )
 def test_long_objects_a_hurt_back_and_general_pointers(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a thing that did something is no company
+        (
+            "My car broke down and I took the train to Leeds.",
+            [("event", "took the train to Leeds", "2026-12-03")],
+        ),
+        ("Me and Priya went bowling.", [("event", "went bowling with Priya", "2026-12-03")]),
+        # a stretch of the past ends where someone else's clause begins
+        (
+            "I bought a kayak when I was living in Bergen and my neighbour sold me his.",
+            [("event", "bought a kayak when I was living in Bergen", None)],
+        ),
+        # an object past the limit ends before the stretch that ran over, or at no name
+        (
+            "I met my husband at a little bookshop when we were both working in Lisbon "
+            "during the longest and wettest winter either of us had ever seen.",
+            [("event", "met my husband at a little bookshop", None)],
+        ),
+        # "was going to" is no plan, "going to" + a name and its object is a verb, and only
+        # "on Monday" in a plan lies ahead
+        ("I was going to the cinema but it rained.", []),
+        ("I'm going to Venmo you later.", []),
+        (
+            "I was thinking about getting a bike last Tuesday.",
+            [("plan", "thinking about getting a bike", "2026-12-01")],
+        ),
+        # a general word that is not the head names something
+        (
+            "I went to this festival called Glastonbury.",
+            [("event", "went to this festival called Glastonbury", "2026-12-03")],
+        ),
+        (
+            "I wrote a song that friends still sing.",
+            [("event", "wrote a song that friends still sing", "2026-12-03")],
+        ),
+        # a name in quotes keeps its letters; "a cause" is no reason
+        (
+            "We named our hamster 'Pumpkin'.",
+            [("event", "named our hamster 'Pumpkin'", "2026-12-03")],
+        ),
+        # a past like its present said first is still a past in these
+        (
+            "Hurt my wrist at climbing yesterday.",
+            [("health", "Hurt my wrist at climbing", "2026-12-02")],
+        ),
+        ("I have a sore back.", [("health", "have a sore back", None)]),
+    ],
+)
+def test_what_the_second_review_found(text, expected):
     assert read(text) == expected

@@ -42,7 +42,7 @@ def resolve(spec: str | None, at: datetime) -> str | None:
             which, _, name = rest.partition(":")
             target = _WEEKDAYS.index(name)
             delta = target - today.weekday()
-            if which == "last":
+            if which in ("last", "on"):  # "on Monday", said of what happened: the last
                 delta = delta - 7 if delta >= 0 else delta
             elif which == "next":
                 delta = delta + 7 if delta <= 0 else delta

@@ -30,15 +30,13 @@ def category_of(
     # "helped renovate a center back home": "back" names the body only when it is someone's
     # ("my back", "a bad back") or hurts ("back pain"); "the back wall", "my back garden"
     # are places
-    hurts = ("pain", "pains", "injury", "surgery", "problems", "problem", "issues", "spasms")
+    owners, hurts = t.closed["body_owners"], t.closed["body_hurts"]
     named = named - {
         w
         for k, w in enumerate(lows)
         if w in t.body_words_also_adverbs
         and not (
-            k
-            and lows[k - 1] in ("my", "his", "her", "lower", "upper", "bad")
-            and (k + 1 == len(lows) or lows[k + 1] in t.function_words)
+            k and lows[k - 1] in owners and (k + 1 == len(lows) or lows[k + 1] in t.function_words)
         )
         and not (k + 1 < len(lows) and lows[k + 1] in hurts)
     }

@@ -77,14 +77,30 @@ def _owned_body(words: list[Word], k: int, t: Tables) -> bool:
     )
 
 
+def _people(words: list[Word], t: Tables) -> bool:
+    """Whether words after "my"/"our" name people or pets ("colleagues", "dog Max"), not
+    a thing that did something ("laptop crashed")."""
+    return any(
+        w.low in t.family or w.low in t.pets or w.low in t.closed["companions"] for w in words
+    )
+
+
 def _going_somewhere(words: list[Word], i: int, step: int, t: Tables) -> bool:
     """Whether "going to" at ``i`` goes to a place ("going to Japan", "going to the
-    coast") rather than saying what will be done ("going to paint")."""
+    coast") rather than saying what will be done ("going to paint", "going to Google
+    it": a name followed by its own object is a verb)."""
+    # ``step`` is the phrase matched at "going": two words, "going to", not "going to be"
     if words[i].low != "going" or step != 2 or i + 2 >= len(words):
         return False
     after = words[i + 2]
-    return after.low in t.closed["trip_determiners"] or (
-        after.text[:1].isupper() and after.low != "i"
+    if after.low in t.closed["trip_determiners"]:
+        return True
+    following = words[i + 3].low if i + 3 < len(words) else ""
+    return (
+        after.text[:1].isupper()
+        and after.low != "i"
+        and following not in t.pronouns
+        and following not in t.closed["object_determiners"]
     )
 
 
@@ -94,16 +110,21 @@ def _period(words: list[Word], at: int, limit: int, t: Tables) -> int:
     if not (
         at + 3 < limit
         and words[at].low == "when"
-        and words[at + 1].low in ("i", "we")
-        and words[at + 2].low in ("was", "were")
-        and words[at + 3].low.endswith("ing")
-        and words[at + 3].low not in t.closed["not_periods"]
+        and words[at + 1].low in t.closed["period_subjects"]
+        and words[at + 2].low in t.closed["period_copulas"]
     ):
         return 0
-    end = at + 4
+    doing = at + 3 + phrase_at(words, at + 3, t.adverbs)  # "when we were both working"
+    if not (
+        doing < limit
+        and words[doing].low.endswith("ing")
+        and words[doing].low not in t.closed["not_periods"]
+    ):
+        return 0
+    end = doing + 1
     while (
         end < limit
-        and words[end].low not in (",", ";", ":")
+        and words[end].low not in (",", ";", ":", "and")  # "... and Tom sold me his": his
         and not (words[end].low != "to" and phrase_at(words, end, t.cuts))
     ):
         end += 1
@@ -135,7 +156,7 @@ def parse_statement(
     then = ""  # "When I was a kid": said first, it must still be said in the memory
     if took:
         when, timed = spec, True
-        if spec == "childhood":
+        if spec in ("childhood", "season"):
             then = clause[words[i].start : words[i + took - 1].end]
         i += took
         if i < n and words[i].low == ",":
@@ -154,6 +175,7 @@ def parse_statement(
             and words[i - 1].low == "and"
             and words[0].low in ("my", "our")
             and not any(w.low in (",", "and") for w in words[1 : i - 1])
+            and _people(words[1 : i - 1], t)
         ):
             company = clause[words[0].start : words[i - 2].end]
         i += 1
@@ -234,6 +256,7 @@ def parse_statement(
     if i >= n:
         return None
     low = words[i].low
+    told_past = low in ("was", "were")  # "I was going to Paris": a trip that did not happen
     if low in negation or (low in hypothetical and low != "would"):
         return None
     if low == "would" and phrase_at(words, i, t.future_phrases) == 0:
@@ -296,7 +319,7 @@ def parse_statement(
             return None  # "I'm so happy", "we were there": no fact here
     step = phrase_at(words, i, t.future_phrases)
     past_step = phrase_at(words, i, t.past_phrase_list)
-    trip = bool(step) and _going_somewhere(words, i, step, t)
+    trip = bool(step) and not told_past and _going_somewhere(words, i, step, t)
     if trip:
         aspect = "plan"  # "I'm going to Japan next summer": a trip, not "going to" do
     elif step:
@@ -366,6 +389,8 @@ def parse_statement(
                 cut_times.append((answered, end))  # "a mentor too when...": said to the other
             kept_times.append((end, end + period))
             end += period
+            if end < limit and words[end].low == "and":
+                break  # "... when I was teaching and Tom sold me his piano": Tom's
             continue
         if phrase_at(words, end, t.cuts):
             break
@@ -399,21 +424,35 @@ def parse_statement(
             if spec and not timed:
                 when, timed = spec, True
             # "as a kid" stays in the words, a date would not
-            if spec == "childhood" and (answered := _answering(words, end, i, t)) < end:
+            said_then = spec in ("childhood", "season")  # "last winter" names no date
+            if said_then and (answered := _answering(words, end, i, t)) < end:
                 cut_times.append((answered, end))
-            (kept_times if spec == "childhood" else cut_times).append((end, end + took))
+            (kept_times if said_then else cut_times).append((end, end + took))
             end += took
             continue
         end += 1
     if end == limit < n and words[end].low not in (",", ";", ":"):
         # the object ran past the words a memory holds: end it where a phrase of its own
         # began ("made a window to remind myself that..."), or keep nothing cut mid-phrase
-        joints = [k for k in range(i + 2, end) if words[k].low in t.closed["phrase_joints"]]
-        # "and" joins the last pieces of a list more often than it opens a clause
-        clauses = [k for k in joints if words[k].low != "and"]
-        if not joints:
-            return None
-        end = (clauses or joints)[-1]
+        reaching = [a for a, b in kept_times if b >= end]
+        if reaching:
+            # "... at the cafe when we were studying abroad in Spain during ...": the
+            # stretch of time is what ran over; the fact ends before it
+            end = reaching[0]
+            kept_times = [(a, b) for a, b in kept_times if b <= end]
+        else:
+            joints = [
+                k
+                for k in range(i + 2, end)
+                if words[k].low in t.closed["phrase_joints"]
+                # "the corner of Fifth and Main": a name, not two phrases
+                and not (words[k - 1].text[:1].isupper() and words[k + 1].text[:1].isupper())
+            ]
+            # "and" joins the last pieces of a list more often than it opens a clause
+            clauses = [k for k in joints if words[k].low != "and"]
+            if not joints:
+                return None
+            end = (clauses or joints)[-1]
     kept = {k for a, b in kept_times for k in range(a, b)}  # "when I was little" stays whole
     object_at = [k for k in range(i + 1, end) if not any(a <= k < b for a, b in cut_times)]
     while (
@@ -484,8 +523,8 @@ def parse_statement(
         category, aspect = "plan", "plan"
     if trip and not timed and not any(w.text[:1].isupper() for w in object_words):
         return None  # "I'm going to the gym": out now; "to Japan", "to a gig on Friday" last
-    if aspect == "plan" and when and when.startswith("wd:last:"):
-        when = "wd:next:" + when.removeprefix("wd:last:")  # "on Monday", ahead
+    if aspect == "plan" and when and when.startswith("wd:on:"):
+        when = "wd:next:" + when.removeprefix("wd:on:")  # "on Monday", ahead
     if (
         aspect == "state"
         and verb.low in ("have", "has")
@@ -521,16 +560,17 @@ def parse_statement(
         said = f"{relation} {said}"
     if company and aspect in ("past", "plan", "ongoing"):
         # "went to a concert with my sister"; "together" said it already
-        said = re.sub(r"\s+together\b", "", said) + f" with {company[:1].lower()}{company[1:]}"
+        company = re.sub(r"^(?:My|Our|The)\b", lambda m: m.group().lower(), company)
+        said = re.sub(r"\s+together\b", "", said) + f" with {company}"
     content = restore(said)
     if shown:
         # ... and a week later it is "a bowl": nobody sees what "this" pointed at
         plural = lows[0] in ("these", "those")
         article = "some" if plural else "an" if lows[1][:1] in "aeiou" else "a"
         content = re.sub(rf"\b{object_words[0].text}\s", article + " ", content, count=1)
-    if when == "childhood":
-        # "When I was a kid, I had a little doll": of no date, and a week later the
-        # memory must still say it was then, not now
+    if when in ("childhood", "season"):
+        # "When I was a kid, I had a little doll", "Last winter, I went to Norway": of no
+        # date, and a week later the memory must still say it was then, not now
         content = f"{content} {then[:1].lower()}{then[1:]}" if then else content
         when = None
     type_ = MemoryType.EPISODIC if category in ("event", "plan") else MemoryType.FACTUAL

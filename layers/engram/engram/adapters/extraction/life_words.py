@@ -83,7 +83,8 @@ def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
         following = time["weekday_abbreviations"].get(following, following)
     # "last Saturday", "next Friday", "on Sunday", "last May", "in February", "next summer"
     if low in ("last", "next", "this", "on", "in") and following in time["weekdays"]:
-        which = "last" if low in ("last", "on") else "next"
+        # "on Monday" is the last one, or the next in a plan: the statement decides
+        which = {"last": "last", "on": "on"}.get(low, "next")
         return 2, f"wd:{which}:{following}"
     if low in ("last", "next", "in", "this") and following in time["months"]:
         which = "last" if low == "last" else "next"

@@ -399,20 +399,31 @@ def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
     return not after or after[0] in lists.leaving_verbs
 
 
+_PREPOSITIONS = frozenset("on in at of for with about to from into through during".split())
+
+
 def _points_at_nothing(words: list[str], lists: _Lists) -> bool:
     """Whether the fact points at something only the conversation shows, named by a
-    general word ("this journey", "that stuff", "the ones"): a week later it names
-    nothing."""
-    return any(
+    general word ("this journey", "at that place", "the ones"): a week later it names
+    nothing. The general word must be the head ("this event called Burning Man", "that
+    work conference" name something), and "that" after a noun opens a clause ("a book
+    that people enjoy")."""
+    for k, (w, after) in enumerate(pairwise(words)):
+        head = k + 2 == len(words) or words[k + 2] in lists.function_words
+        if not head:
+            continue
+        if w == "that" and k and words[k - 1] not in _PREPOSITIONS:
+            continue
         # "this week", "that moment" are times, which say when
-        (
+        if (
             w in lists.determiners
             and after in lists.vague_nouns
             and after not in lists.adverbial_heads
-        )
-        or (w in ("the", *lists.determiners) and after in ("one", "ones"))
-        for w, after in pairwise(words)
-    )
+        ):
+            return True
+        if w in ("the", *lists.determiners) and after in ("one", "ones"):
+            return True
+    return False
 
 
 def _resolve(verbs: list[str], lists: _Lists) -> bool:

@@ -65,10 +65,11 @@ _JOINS = re.compile(
     r"started|quit|dropped|stopped|left|picked|chose|settled|ditched|replaced|went\s+with|"
     r"went\s+for)\b)"
     # not "me and my dad built...": one subject, the user with someone
-    r"|(?<!\bme)(?<!\bMe)\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
+    r"|(?<!^me)(?<!^Me)(?<!^ME)\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
     r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
     # "I adopted a cat because I love animals": the reason is a statement of its own
-    r"|\s*,?\s+(?:because|'cause|cause|cuz|coz)\s+(?=(?:I|I'm|I've|I'd|we|we're|we've)\b)"
+    # (not "a cause I care about")
+    r"|(?<!\ba)(?<!\bthe)\s*,?\s+(?:because|'cause|cause|cuz|coz)\s+(?=(?:I|I'm|I've|I'd|we|we're|we've)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|we|we're|we've|we'll|saya|kami|aku)\s+(?!mean\b|guess\b|think\b))"
     r"|,\s+(?=(?:it's|it\s+is|that's|everything\s+is|everything's|now\s+it's)\s+)"
     r"|,\s+(?=(?:just\s+|now\s+)?(?:switched|moved|migrated|relocated|joined)\s+)"
@@ -85,7 +86,8 @@ _JOINS = re.compile(
 
 _CONTRACTIONS = [
     # "startin' my biz", "livin' my dreams": chat drops the g, the rules read the word
-    (re.compile(r"\b([a-z]{2,})in'(?![\w'])", re.I), r"\1ing"),
+    # (not a name in quotes: "our puppy 'Muffin'")
+    (re.compile(r"(?<![\w'\"])([A-Za-z][a-z]+)in'(?![\w'])"), r"\1ing"),
     (re.compile(r"\b(can)'t\b", re.I), r"\1not"),
     (re.compile(r"\b(w)on't\b", re.I), r"\1ill not"),
     (re.compile(r"\b(\w+)n't\b", re.I), r"\1 not"),
