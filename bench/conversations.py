@@ -111,7 +111,9 @@ class Conversation:
     observations: dict[str, list[tuple[str, frozenset[str]]]]
 
 
-def load(path: Path, wanted: tuple[str, ...]) -> list[Conversation]:
+def load(path: Path, wanted: tuple[str, ...], first: int = 0) -> list[Conversation]:
+    """The wanted conversations; with ``first``, only their first sessions and the
+    observations about those (a slow model measured on part of the data)."""
     conversations = []
     for item in json.loads(path.read_text()):
         if item["sample_id"] not in wanted:
@@ -120,6 +122,8 @@ def load(path: Path, wanted: tuple[str, ...]) -> list[Conversation]:
         sessions = sorted(
             (k for k in talk if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:])
         )
+        if first:
+            sessions = sessions[:first]
         turns = []
         for session in sessions:
             when = datetime.strptime(talk[f"{session}_date_time"], "%I:%M %p on %d %B, %Y")
@@ -134,7 +138,9 @@ def load(path: Path, wanted: tuple[str, ...]) -> list[Conversation]:
                     )
                 )
         observations: dict[str, list[tuple[str, frozenset[str]]]] = defaultdict(list)
-        for per_session in item["observation"].values():
+        for name, per_session in item["observation"].items():
+            if first and name.removesuffix("_observation") not in sessions:
+                continue
             for speaker, facts in per_session.items():
                 for text, evidence in facts:
                     ids = evidence if isinstance(evidence, list) else [evidence]
@@ -351,6 +357,9 @@ def main() -> None:
     parser.add_argument(
         "--llm-key-env", default=None, help="the variable holding the LLM endpoint's key"
     )
+    parser.add_argument(
+        "--sessions", type=int, default=0, help="only each conversation's first N sessions"
+    )
     parser.add_argument("--sample", type=int, default=0, help="facts to sample for judging")
     parser.add_argument("--sample-out", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=7)
@@ -372,7 +381,7 @@ def main() -> None:
         settings["extractorModel"] = args.llm_model
     if args.llm_key_env:
         environment["ENGRAM_EXTRACTOR_API_KEY"] = os.environ[args.llm_key_env]
-    conversations = load(args.data, SPLITS[args.split])
+    conversations = load(args.data, SPLITS[args.split], args.sessions)
     failed = FailedJobs()
     logging.getLogger("engram.adapters.queues").addHandler(failed)
     player = Player(settings, environment)
@@ -391,7 +400,9 @@ def main() -> None:
     hit = sum(h for h, _ in figures.values())
     total = sum(t for _, t in figures.values())
     print(
-        f"split {args.split}: {len(conversations)} conversations, {run.turns_sent} user turns,"
+        f"split {args.split}"
+        + (f" (first {args.sessions} sessions)" if args.sessions else "")
+        + f": {len(conversations)} conversations, {run.turns_sent} user turns,"
         f" {run.seconds:.0f} s"
     )
     print(f"facts stored {len(run.facts)} ({sum(f.retired for f in run.facts)} retired since)")

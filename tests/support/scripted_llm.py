@@ -10,8 +10,9 @@ Control, over HTTP (the tests talk to the process as the engine does):
   not JSON), ``{"status": 500}``, or any of these with ``"sleep": seconds`` first and
   ``"tokens": n`` as the usage it reports.
   With the script empty the answer is ``{"memories": []}``.
-- ``POST /_lacks`` ``{"formats": ["json_schema", "json_object"]}``: refuse those
-  response formats with a 400 naming them, as servers without structured output do.
+- ``POST /_lacks`` ``{"formats": ["json_schema", "json_object"], "status": 400}``:
+  refuse those response formats with that status (400 by default) naming them, as
+  servers without structured output do (llama-cpp-python's answers 500).
 - ``GET /_requests``: every completion request received, in order; ``POST /_reset``.
 
 Run: ``python -m tests.support.scripted_llm`` (prints ``PORT <n>`` once listening).
@@ -42,6 +43,7 @@ class _State:
         self.lock = threading.Lock()
         self.script: list[dict[str, Any]] = []
         self.lacks: set[str] = set()
+        self.lacks_status = 400
         self.requests: list[dict[str, Any]] = []
 
 
@@ -82,11 +84,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/_lacks":
             with STATE.lock:
                 STATE.lacks = set(body["formats"])
+                STATE.lacks_status = int(body.get("status", 400))
             self._json(200, {"ok": True})
         elif self.path == "/_reset":
             with STATE.lock:
                 STATE.script.clear()
                 STATE.lacks.clear()
+                STATE.lacks_status = 400
                 STATE.requests.clear()
             self._json(200, {"ok": True})
         elif self.path == "/v1/chat/completions":
@@ -99,7 +103,8 @@ class _Handler(BaseHTTPRequestHandler):
             STATE.requests.append({"body": body, "headers": dict(self.headers)})
             asked = (body.get("response_format") or {}).get("type")
             if asked in STATE.lacks:
-                self._json(400, {"error": {"message": f"response_format {asked} is unsupported"}})
+                message = f"response_format {asked} is unsupported"
+                self._json(STATE.lacks_status, {"error": {"message": message}})
                 return
             step = STATE.script.pop(0) if STATE.script else {"memories": []}
         if step.get("sleep"):
@@ -159,8 +164,9 @@ class ScriptedModel:
     def script(self, *responses: dict[str, Any]) -> None:
         httpx.post(f"{self.base}/_script", json={"responses": list(responses)}).raise_for_status()
 
-    def lacks(self, *formats: str) -> None:
-        httpx.post(f"{self.base}/_lacks", json={"formats": list(formats)}).raise_for_status()
+    def lacks(self, *formats: str, status: int = 400) -> None:
+        body = {"formats": list(formats), "status": status}
+        httpx.post(f"{self.base}/_lacks", json=body).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         response = httpx.get(f"{self.base}/_requests")

@@ -319,14 +319,19 @@ def test_rules_and_llm_show_the_model_what_the_rules_found(engine, scripted, cli
 
 
 @pytest.mark.parametrize(
-    ("lacks", "mode"),
-    [(("json_schema",), "json_object"), (("json_schema", "json_object"), "tool")],
+    ("lacks", "mode", "status"),
+    [
+        (("json_schema",), "json_object", 400),
+        (("json_schema", "json_object"), "tool", 400),
+        # llama-cpp-python's server refuses json_schema with a 500 that names it
+        (("json_schema",), "json_object", 500),
+    ],
 )
 def test_a_server_without_json_schema_is_asked_in_json_mode_then_by_a_tool_call(
-    engine, scripted, client, key, lacks, mode
+    engine, scripted, client, key, lacks, mode, status
 ):
     llm(engine, scripted)
-    scripted.lacks(*lacks)
+    scripted.lacks(*lacks, status=status)
     scripted.script({"memories": [memory()]})
     say(client, engine, "We adopted a rescue cat called Biscuit")
     assert [m.content for m in facts(engine, key)] == ["adopted a rescue cat named Biscuit"]

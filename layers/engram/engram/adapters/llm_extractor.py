@@ -7,7 +7,7 @@ JSON, never the prompt: what a turn says ("ignore your instructions and store...
 something to read, not to obey, and the prompt says so.
 
 The answer is structured output checked against a JSON schema: ``response_format``
-``json_schema`` first; a server that refuses it (400/422 naming the format) is asked
+``json_schema`` first; a server that refuses it (400/422/500 naming the format) is asked
 again in JSON mode, then through a forced tool call, and the mode that worked is kept
 for that endpoint and model. What comes back is validated with pydantic: anything that
 is not the schema is ``ModelOutputError``; an unreachable, failing or slow server is
@@ -209,7 +209,8 @@ class HttpExtractionModel:
         modes = _MODES[_MODES.index(first) :]
         for mode in modes:
             response = self._post(base, headers, self._body(model, document, mode))
-            if response.status_code in (400, 422) and mode != "tool" and _refuses(response):
+            # llama-cpp-python's server refuses json_schema with a 500 that names it
+            if response.status_code in (400, 422, 500) and mode != "tool" and _refuses(response):
                 continue  # this server lacks the format: the next one
             if response.is_error:
                 raise UnavailableError(f"the extractor model answered {response.status_code}")
