@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 
 import httpx
 
+from .ports import free_port
 from .template import ROOT
 
 # ENGRAM_LLM_VENV: an environment built before (the build is the slow part)
@@ -64,12 +64,6 @@ def _model_file(python: Path) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _wait(url: str, server: subprocess.Popen[bytes], seconds: float = 120.0) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -92,7 +86,7 @@ def main() -> int:
 
     python = _python()
     model = _model_file(python)
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/v1"
     command = [
         str(python),

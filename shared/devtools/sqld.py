@@ -17,7 +17,6 @@ import hashlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,8 @@ import zipfile
 from pathlib import Path
 
 import httpx
+
+from .ports import free_port
 
 __all__ = ["SQLD_PATH", "SqldServer", "install", "sqld_binary"]
 
@@ -41,12 +42,6 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def sqld_binary() -> Path | None:
@@ -87,7 +82,7 @@ def _unpack_sqld(cli: Path, root: Path) -> Path:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache), "HOME": str(root)}
     project = root / "project"
     project.mkdir()
-    args = [str(cli), "dev", "--http-listen-addr", f"127.0.0.1:{_free_port()}", "-C"]
+    args = [str(cli), "dev", "--http-listen-addr", f"127.0.0.1:{free_port()}", "-C"]
     process = subprocess.Popen(  # noqa: S603 - the pinned binary we just checked
         [*args, str(project)],
         env=env,
@@ -120,7 +115,7 @@ class SqldServer:
             raise RuntimeError("sqld is not installed: python -m shared.devtools.sqld install")
         self.binary = found
         self.data_dir = data_dir
-        self.port = _free_port()
+        self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property

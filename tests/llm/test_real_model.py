@@ -9,14 +9,12 @@ from __future__ import annotations
 import os
 
 import pytest
-from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from engram import Config, MemorySettingsUpdate
+from engram import MemorySettingsUpdate
 from engram.domain.models import ApiKeyCreate, MemoryQuery
 from engram.domain.models.facts import FACT_CATEGORIES
-from shared.http import create_app
-from tests.support.http import ADMIN_TOKEN
+from tests.support.http import proxy_app, speaking_as, upstream_config
 from tests.support.upstream_stub import StubUpstream
 
 URL = os.environ.get("ENGRAM_TEST_LLM_URL")
@@ -33,13 +31,11 @@ def stub():
 
 @pytest.fixture
 def config(config, stub):
-    return config.model_copy(
-        update={
-            "upstream_base_url": stub.url,
-            "upstream_api_key": SecretStr("upstream-secret"),
-            "extractor_api_key": SecretStr("unused-by-a-local-server"),
-            "extractor_timeout_s": 120.0,
-        }
+    return upstream_config(
+        config,
+        stub,
+        extractor_api_key=SecretStr("unused-by-a-local-server"),
+        extractor_timeout_s=120.0,
     )
 
 
@@ -55,9 +51,7 @@ def key(engine):
 
 @pytest.fixture
 def client(engine, key):
-    config = Config(db_url=engine.config.db_url, admin_token=SecretStr(ADMIN_TOKEN))
-    app = create_app(config=config, engine=lambda: engine)
-    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as test_client:
+    with speaking_as(proxy_app(engine), key) as test_client:
         yield test_client
 
 

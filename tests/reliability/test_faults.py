@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +25,7 @@ from pydantic import SecretStr
 from engram import MemorySettingsUpdate, open_engine
 from engram.adapters.libsql import Database
 from engram.domain.models import ApiKeyCreate, ExtractionJob, MemoryQuery, QdrantSettingsUpdate
+from shared.devtools.ports import free_port
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN, AUTH
 from tests.support.lambda_support import ROOT
@@ -33,12 +33,6 @@ from tests.support.upstream_stub import StubUpstream
 
 FACTS = "I prefer TypeScript. I'll use Postgres for this project."
 TEXTS = ["I prefer tea.", "I'll use Rust for the CLI.", "I love jazz."]
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -132,7 +126,7 @@ def test_embedder_down_keeps_keyword_retrieval_and_says_so(world, engine, caplog
     engine.settings.update(
         MemorySettingsUpdate(
             embedding_source="remote",
-            custom_base_url=f"http://127.0.0.1:{closed_port()}/v1",
+            custom_base_url=f"http://127.0.0.1:{free_port()}/v1",
             custom_model_id="emb",
         )
     )
@@ -162,7 +156,7 @@ def test_embedder_down_keeps_keyword_retrieval_and_says_so(world, engine, caplog
 def test_qdrant_down_falls_back_to_libsql_vectors(world, engine):
     client, key = world
     engine.qdrant.update(
-        QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=closed_port(), timeout_ms=500)
+        QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=free_port(), timeout_ms=500)
     )
     preview = client.post(
         "/api/memory/retrieve-preview",
@@ -221,7 +215,7 @@ def test_a_read_only_database_serves_reads_and_refuses_writes(world, engine, con
 
 
 def test_an_unreachable_database_server_is_503_and_the_process_stays_up(config):
-    down = config.model_copy(update={"db_url": f"http://127.0.0.1:{closed_port()}"})
+    down = config.model_copy(update={"db_url": f"http://127.0.0.1:{free_port()}"})
     app = create_app(config=down)
     with TestClient(app) as client:
         for _ in range(2):

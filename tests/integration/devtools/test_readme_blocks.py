@@ -21,8 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from shared.devtools.ports import free_port
 from shared.devtools.template import ROOT
-from tests.support.server import free_port
 from tests.support.upstream_stub import StubUpstream
 
 README = ROOT / "README.md"

@@ -20,6 +20,7 @@ import pytest
 from engram import Config, MemorySettingsUpdate, open_engine
 from engram.domain.models import ApiKeyCreate
 from shared.devtools.layer_lock import CHAT_STREAM, check_lock, read_lock
+from shared.devtools.ports import free_port
 from shared.devtools.template import ROOT, load_template
 from shared.http import create_app
 from tests.support.lambda_support import live_server, load_function
@@ -47,12 +48,6 @@ def test_uvicorn_is_shipped_with_the_function_from_a_lock_in_pyprojects_range():
     assert {"uvicorn", "click"} <= set(read_lock(FUNCTION.code_uri / "requirements.txt"))
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def served(db_url: str):
     with serve(db_url) as found:
@@ -68,7 +63,7 @@ def serve(db_url: str, **extra_env: str):
     engine.settings.update(MemorySettingsUpdate(enabled=True))
     engine.memories.extract_and_store(key.id, "I always test my Postgres migrations.")
     engine.close()
-    port = _free_port()
+    port = free_port()
     stub = StubUpstream().__enter__()
     env = {
         **os.environ,

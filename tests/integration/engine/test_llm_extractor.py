@@ -8,14 +8,12 @@ import json
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from engram import Config, MemorySettingsUpdate, open_engine
+from engram import MemorySettingsUpdate, open_engine
 from engram.domain.errors import InvalidInputError
 from engram.domain.models import ApiKeyCreate, ExtractionJob, JobTurn, MemoryCreate, MemoryQuery
-from shared.http import create_app
-from tests.support.http import ADMIN_TOKEN
+from tests.support.http import proxy_app, speaking_as, upstream_config
 from tests.support.scripted_llm import ScriptedModel, scripted_model
 from tests.support.upstream_stub import StubUpstream
 
@@ -41,13 +39,8 @@ def stub():
 
 @pytest.fixture
 def config(config, stub):
-    return config.model_copy(
-        update={
-            "upstream_base_url": stub.url,
-            "upstream_api_key": SecretStr("upstream-secret"),
-            "extractor_api_key": SecretStr("extractor-secret"),
-            "extractor_timeout_s": 2.0,
-        }
+    return upstream_config(
+        config, stub, extractor_api_key=SecretStr("extractor-secret"), extractor_timeout_s=2.0
     )
 
 
@@ -72,9 +65,7 @@ def key(engine):
 
 @pytest.fixture
 def client(engine, key):
-    config = Config(db_url=engine.config.db_url, admin_token=SecretStr(ADMIN_TOKEN))
-    app = create_app(config=config, engine=lambda: engine)
-    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as test_client:
+    with speaking_as(proxy_app(engine), key) as test_client:
         yield test_client
 
 
@@ -424,11 +415,7 @@ def test_closing_the_engine_does_not_wait_for_a_model(config, clock, scripted, k
     llm(worker, scripted)
     made = worker.keys.create(ApiKeyCreate(name="slow"))
     scripted.script({"sleep": 60, "memories": []})
-    app = create_app(
-        config=Config(db_url=config.db_url, admin_token=SecretStr(ADMIN_TOKEN)),
-        engine=lambda: worker,
-    )
-    with TestClient(app, headers={"Authorization": f"Bearer {made.secret}"}) as test_client:
+    with speaking_as(proxy_app(worker), made) as test_client:
         response = test_client.post(
             "/v1/chat/completions",
             json={"model": "m", "messages": [{"role": "user", "content": "I moved to Oslo"}]},

@@ -25,6 +25,7 @@ from engram.domain.models import (
     RetrievalRequest,
     Strategy,
 )
+from shared.devtools.ports import free_port
 from shared.http import create_app
 
 SECRET = "qdrant-secret-key-value"
@@ -231,12 +232,6 @@ def test_embedding_models_lists_what_can_fill_the_collection(client):
     assert {m["source"] for m in models} == {"static", "transformers"}
 
 
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def silent_server():
     """Accepts connections and never answers: a Qdrant that hangs."""
@@ -261,7 +256,7 @@ def silent_server():
 
 @pytest.mark.parametrize("kind", ["refused", "hanging"])
 def test_an_unhealthy_server_degrades_to_libsql_vectors(engine, kind, request, clock):
-    port = closed_port() if kind == "refused" else request.getfixturevalue("silent_server")
+    port = free_port() if kind == "refused" else request.getfixturevalue("silent_server")
     add(engine, "My cat is named Biscuit")
     server = open_engine(Config(db_url=engine.config.db_url), clock=clock, jobs="manual")
     server.qdrant.update(
@@ -392,7 +387,7 @@ BOUND_S = 0.95
 
 @pytest.mark.parametrize("kind", ["refused", "hanging"])
 def test_the_health_probe_answers_within_the_timeout(engine, kind, request, clock, client):
-    port = closed_port() if kind == "refused" else request.getfixturevalue("silent_server")
+    port = free_port() if kind == "refused" else request.getfixturevalue("silent_server")
     engine.qdrant.update(
         QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=port, timeout_ms=TIMEOUT_MS)
     )
@@ -526,7 +521,7 @@ def test_an_embedder_that_cannot_answer_is_keyword_only_for_both(engine, clock):
     add(remote, "My cat is named Biscuit")
     down = {
         "embeddingSource": "remote",
-        "customBaseUrl": f"http://127.0.0.1:{closed_port()}/v1",
+        "customBaseUrl": f"http://127.0.0.1:{free_port()}/v1",
         "customModelId": "emb",
     }
     try:
@@ -543,7 +538,7 @@ def test_a_dead_server_is_named_by_neither(engine, client, first):
     add(engine, "My cat is named Biscuit")
     embed_all(engine)
     engine.qdrant.update(
-        QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=closed_port(), timeout_ms=500)
+        QdrantSettingsUpdate(enabled=True, host="127.0.0.1", port=free_port(), timeout_ms=500)
     )
     if first == "status":
         assert active_store(client) == "libsql"  # its probe failed: Qdrant rests

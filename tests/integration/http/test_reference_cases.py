@@ -8,13 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
-from engram import Config, MemorySettingsUpdate
+from engram import MemorySettingsUpdate
 from engram.domain.models import ApiKeyCreate, MemoryQuery
-from shared.http import create_app
-from tests.support.http import ADMIN_TOKEN
+from tests.support.http import proxy_app, speaking_as, upstream_config
 from tests.support.upstream_stub import StubUpstream
 
 CASES = json.loads(
@@ -31,16 +28,13 @@ def stub():
 
 @pytest.fixture
 def config(config, stub):
-    return config.model_copy(
-        update={"upstream_base_url": stub.url, "upstream_api_key": SecretStr("upstream")}
-    )
+    return upstream_config(config, stub)
 
 
 @pytest.fixture
 def app(engine):
     engine.settings.update(MemorySettingsUpdate(enabled=True))
-    config = Config(db_url=engine.config.db_url, admin_token=SecretStr(ADMIN_TOKEN))
-    return create_app(config=config, engine=lambda: engine)
+    return proxy_app(engine)
 
 
 def _holds(memory, expected) -> bool:
@@ -55,7 +49,7 @@ def _holds(memory, expected) -> bool:
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_a_reference_case_through_the_proxy(engine, app, case):
     key = engine.keys.create(ApiKeyCreate(name=case["id"]))
-    with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
+    with speaking_as(app, key) as client:
         response = client.post(
             "/v1/chat/completions",
             json={"model": "m", "messages": [{"role": "user", "content": case["text"]}]},

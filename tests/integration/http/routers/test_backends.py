@@ -15,7 +15,7 @@ from engram import Config
 from engram.domain.models import ApiKeyCreate, MemoryCreate, MemoryQuery
 from shared.http import create_app
 from tests.support.backend_servers import MemoryApi, NotionServer, ObsidianServer
-from tests.support.http import ADMIN_TOKEN, AUTH
+from tests.support.http import ADMIN_TOKEN, AUTH, upstream_config
 from tests.support.upstream_stub import StubUpstream
 
 OBSIDIAN_KEY = "obsidian-secret-token-1234567890"
@@ -31,13 +31,7 @@ def stub():
 
 @pytest.fixture
 def config(config, stub):
-    return config.model_copy(
-        update={
-            "upstream_base_url": stub.url,
-            "upstream_api_key": SecretStr("upstream-secret"),
-            "upstream_timeout_s": 5.0,
-        }
-    )
+    return upstream_config(config, stub, upstream_timeout_s=5.0)
 
 
 @pytest.fixture

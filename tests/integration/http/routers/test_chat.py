@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 import threading
 
 import httpx
@@ -14,8 +13,9 @@ from pydantic import SecretStr
 
 from engram import Config, MemorySettingsUpdate, open_engine
 from engram.domain.models import ApiKeyCreate, MemoryQuery
+from shared.devtools.ports import free_port
 from shared.http import create_app
-from tests.support.http import ADMIN_TOKEN
+from tests.support.http import ADMIN_TOKEN, upstream_config
 from tests.support.lambda_support import live_server
 from tests.support.upstream_stub import StubUpstream
 
@@ -31,13 +31,7 @@ def stub():
 @pytest.fixture
 def config(config, stub):
     """The engine of these tests forwards to the stub upstream."""
-    return config.model_copy(
-        update={
-            "upstream_base_url": stub.url,
-            "upstream_api_key": SecretStr("upstream-secret"),
-            "upstream_timeout_s": 5.0,
-        }
-    )
+    return upstream_config(config, stub, upstream_timeout_s=5.0)
 
 
 @pytest.fixture
@@ -191,10 +185,7 @@ def test_upstream_errors_pass_through_and_nothing_is_extracted(chat, stub, jobs)
 
 
 def closed_port_url():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    return f"http://127.0.0.1:{free_port()}/v1"
 
 
 def test_unreachable_upstream_is_502(engine_with, key):

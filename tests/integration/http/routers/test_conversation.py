@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
 from engram import MemorySettingsUpdate
 from engram.app.chat import ChatService
@@ -17,6 +16,7 @@ from engram.domain.models import (
     RetrievalRequest,
 )
 from tests.integration.http.routers.test_chat import make_app
+from tests.support.http import upstream_config
 from tests.support.upstream_stub import StubUpstream
 
 SAID = "Last week I told my sister Ana that the blue bicycle needs new brakes"
@@ -30,9 +30,7 @@ def stub():
 
 @pytest.fixture
 def config(config, stub):
-    return config.model_copy(
-        update={"upstream_base_url": stub.url, "upstream_api_key": SecretStr("upstream-secret")}
-    )
+    return upstream_config(config, stub)
 
 
 @pytest.fixture

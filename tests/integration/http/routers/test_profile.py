@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
 from engram import MemorySettingsUpdate
 from engram.domain.injection import MEMORY_HEADER, PROFILE_HEADING, RECALL_HEADING
 from engram.domain.models import ApiKeyCreate, MemoryCreate, MemoryQuery, RetrievalRequest
 from tests.integration.http.routers.test_chat import make_app
-from tests.support.http import ADMIN_TOKEN
+from tests.support.http import ADMIN_TOKEN, upstream_config
 from tests.support.upstream_stub import StubUpstream
 
 # Per language: what a user says about themselves in a first session, then questions of
@@ -65,9 +64,7 @@ def stub():
 
 @pytest.fixture
 def config(config, stub):
-    return config.model_copy(
-        update={"upstream_base_url": stub.url, "upstream_api_key": SecretStr("upstream-secret")}
-    )
+    return upstream_config(config, stub)
 
 
 @pytest.fixture
