@@ -170,17 +170,17 @@ def parse_statement(
     if first in t.subjects:
         # "My colleagues and I went...": read from "I", the others said before it
         if (
-            first in ("i", "we")
+            first in t.closed["period_subjects"]
             and 2 <= i <= 5
             and words[i - 1].low == "and"
-            and words[0].low in ("my", "our")
+            and words[0].low in t.closed["own"]
             and not any(w.low in (",", "and") for w in words[1 : i - 1])
             and _people(words[1 : i - 1], t)
         ):
             company = clause[words[0].start : words[i - 2].end]
         i += 1
     elif (
-        first in ("my", "our")
+        first in t.closed["own"]
         and i + 1 < n
         and (words[i + 1].low in t.family or words[i + 1].low in t.pets)
     ):
@@ -256,7 +256,8 @@ def parse_statement(
     if i >= n:
         return None
     low = words[i].low
-    told_past = low in ("was", "were")  # "I was going to Paris": a trip that did not happen
+    # "I was going to Paris": a trip that did not happen
+    told_past = low in t.closed["period_copulas"]
     if low in negation or (low in hypothetical and low != "would"):
         return None
     if low == "would" and phrase_at(words, i, t.future_phrases) == 0:

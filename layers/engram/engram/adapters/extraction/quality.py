@@ -89,6 +89,7 @@ class _Lists:
     had_verbs: frozenset[str]
     effect_verbs: frozenset[str]
     time_together: frozenset[str]
+    prepositions: frozenset[str]
 
 
 @cache
@@ -150,6 +151,7 @@ def _lists() -> _Lists:
         had_verbs=frozenset(q["had_verbs"]),
         effect_verbs=frozenset(q["effect_verbs"]),
         time_together=frozenset(q["time_together"]),
+        prepositions=frozenset(q["prepositions"]),
         # "started volunteering about after witnessing": a time phrase was taken out of
         # "about a year ago after", and its approximator stayed behind.
         dangling_approximator=re.compile(
@@ -399,9 +401,6 @@ def _leaving(fact: ExtractedFact, core: str, lists: _Lists) -> bool:
     return not after or after[0] in lists.leaving_verbs
 
 
-_PREPOSITIONS = frozenset("on in at of for with about to from into through during".split())
-
-
 def _points_at_nothing(words: list[str], lists: _Lists) -> bool:
     """Whether the fact points at something only the conversation shows, named by a
     general word ("this journey", "at that place", "the ones"): a week later it names
@@ -412,7 +411,7 @@ def _points_at_nothing(words: list[str], lists: _Lists) -> bool:
         head = k + 2 == len(words) or words[k + 2] in lists.function_words
         if not head:
             continue
-        if w == "that" and k and words[k - 1] not in _PREPOSITIONS:
+        if w == "that" and k and words[k - 1] not in lists.prepositions:
             continue
         # "this week", "that moment" are times, which say when
         if (

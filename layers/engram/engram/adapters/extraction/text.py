@@ -65,7 +65,7 @@ _JOINS = re.compile(
     r"started|quit|dropped|stopped|left|picked|chose|settled|ditched|replaced|went\s+with|"
     r"went\s+for)\b)"
     # not "me and my dad built...": one subject, the user with someone
-    r"|(?<!^me)(?<!^Me)(?<!^ME)\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
+    r"|(?<!^(?i:me))\s*,?\s+(?:and|but|so|while|whereas|although|though|plus|dan|tapi|tetapi|serta)\s+"
     r"(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our|saya|kami|aku)\b)"
     # "I adopted a cat because I love animals": the reason is a statement of its own
     # (not "a cause I care about")
