@@ -788,6 +788,19 @@ def test_reasons_dropped_letters_and_stretches_of_the_past(text, expected):
             "My aunt and I are going to Vienna in May.",
             [("plan", "going to Vienna with my aunt", "2027-05")],
         ),
+        # after a time, with any people named, and the time is still the event's
+        (
+            "Yesterday my best friend and I went to a gig in Leeds.",
+            [("event", "went to a gig in Leeds with my best friend", "2026-12-02")],
+        ),
+        (
+            "Two weeks ago my flatmate and I repainted the kitchen.",
+            [("event", "repainted the kitchen with my flatmate", "2026-11-19")],
+        ),
+        (
+            "Last summer my dog Rex and I hiked the whole coast path.",
+            [("event", "hiked the whole coast path with my dog Rex last summer", None)],
+        ),
         # a state is the user's alone; two statements stay two
         ("My wife and I have three kids.", [("family", "have three kids", None)]),
         (
@@ -854,6 +867,8 @@ def test_long_objects_a_hurt_back_and_general_pointers(text, expected):
             [("event", "took the train to Leeds", "2026-12-03")],
         ),
         ("Me and Priya went bowling.", [("event", "went bowling with Priya", "2026-12-03")]),
+        ("Yesterday my new laptop and I stayed up all night.", []),
+        ("I called my mum and I cried.", []),
         # a stretch of the past ends where someone else's clause begins
         (
             "I bought a kayak when I was living in Bergen and my neighbour sold me his.",

@@ -57,7 +57,7 @@ def read_life(clause: str) -> list[Step] | None:
         if start and not (
             word.low in t.subjects
             or (
-                word.low in ("my", "our", "me")
+                (word.low in t.closed["own"] or word.low == "me")
                 and start + 1 < len(words)
                 and (
                     words[start + 1].low in t.family

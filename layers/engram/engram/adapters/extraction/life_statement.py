@@ -19,6 +19,7 @@ from engram.adapters.extraction.life_words import (
     Word,
     clause_after,
     is_past,
+    names_people,
     phrase_at,
     states,
     time_at,
@@ -77,12 +78,45 @@ def _owned_body(words: list[Word], k: int, t: Tables) -> bool:
     )
 
 
-def _people(words: list[Word], t: Tables) -> bool:
-    """Whether words after "my"/"our" name people or pets ("colleagues", "dog Max"), not
-    a thing that did something ("laptop crashed")."""
-    return any(
-        w.low in t.family or w.low in t.pets or w.low in t.closed["companions"] for w in words
-    )
+def _with_company(clause: str, words: list[Word], i: int, t: Tables) -> tuple[str, int] | None:
+    """Who the user did it with, when the subject says so, and the word after the
+    subject: "My colleagues and I went" (read from "I", the others said before it), "my
+    sister and I went", "me and my sister went". None for any other subject, and for a
+    thing that did something ("my laptop crashed and I lost my thesis")."""
+    n = len(words)
+    first = words[i].low
+    if first in t.subjects:
+        before = words[1 : i - 1]
+        if (
+            2 <= i <= 5
+            and words[i - 1].low == "and"
+            and words[0].low in t.closed["own"]
+            and not any(w.low in (",", "and") for w in before)
+            and names_people(before, t)
+        ):
+            return clause[words[0].start : words[i - 2].end], i + 1
+        return None
+    if first in t.closed["own"]:
+        j = i + 1
+        while j < n and j - i <= 4 and words[j].low not in (",", "and"):
+            j += 1
+        if (
+            i + 1 < j
+            and j + 1 < n
+            and words[j].low == "and"
+            and words[j + 1].low in t.subjects
+            and names_people(words[i + 1 : j], t)
+        ):
+            return clause[words[i].start : words[j - 1].end], j + 2
+        return None
+    if first == "me" and i + 2 < n and words[i + 1].low == "and":
+        verb = i + 3  # after one word of company at least
+        while verb < n and words[verb].low not in t.copulas and not is_past(words[verb].low, t):
+            verb += 1
+            if verb - i > 6:
+                return None
+        return clause[words[i + 2].start : words[verb - 1].end], verb
+    return None
 
 
 def _going_somewhere(words: list[Word], i: int, step: int, t: Tables) -> bool:
@@ -167,17 +201,10 @@ def parse_statement(
     relation: str | None = None
     company = ""  # "my sister and I went...": who the user did it with
     first = words[i].low
-    if first in t.subjects:
-        # "My colleagues and I went...": read from "I", the others said before it
-        if (
-            first in t.closed["period_subjects"]
-            and 2 <= i <= 5
-            and words[i - 1].low == "and"
-            and words[0].low in t.closed["own"]
-            and not any(w.low in (",", "and") for w in words[1 : i - 1])
-            and _people(words[1 : i - 1], t)
-        ):
-            company = clause[words[0].start : words[i - 2].end]
+    with_company = _with_company(clause, words, i, t)
+    if with_company is not None:
+        company, i = with_company
+    elif first in t.subjects:
         i += 1
     elif (
         first in t.closed["own"]
@@ -189,16 +216,6 @@ def parse_statement(
         if i < n and words[i].text[:1].isupper() and words[i].low not in t.subjects:
             relation += " " + words[i].text  # "my dog Max"
             i += 1
-        if i < n and words[i].low == "and" and i + 1 < n and words[i + 1].low in t.subjects:
-            company = clause[words[start].start : words[i - 1].end]
-            relation, i = None, i + 2  # "my sister and I": the user did it, with her
-    elif first == "me" and i + 2 < n and words[i + 1].low == "and":
-        i += 3  # "me and my sister went..."
-        while i < n and words[i].low not in t.copulas and not is_past(words[i].low, t):
-            i += 1
-            if i - start > 6:
-                return None
-        company = clause[words[start + 2].start : words[i - 1].end]
     elif (
         subject_given
         or (

@@ -59,6 +59,14 @@ def clause_after(words: list[Word], i: int, t: Tables) -> bool:
     )
 
 
+def names_people(words: list[Word], t: Tables) -> bool:
+    """Whether words after "my"/"our" name people or pets ("colleagues", "dog Max"), not
+    a thing that did something ("laptop crashed")."""
+    return any(
+        w.low in t.family or w.low in t.pets or w.low in t.closed["companions"] for w in words
+    )
+
+
 def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:
     """A time expression starting at word ``i``: its length and relative spec."""
     if i >= len(words):

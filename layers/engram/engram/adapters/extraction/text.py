@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from engram.adapters.extraction.life_words import names_people, split_words, time_at
 from engram.adapters.extraction.tables import tables
 
 __all__ = ["INNER_DOT", "clauses", "expand", "restore", "sentences"]
@@ -420,7 +421,16 @@ _PARTICIPLE = re.compile(
 )
 
 
-_COMPANY = re.compile(r"(?:my|our)(?:\s+[\w'-]+){1,2}", re.IGNORECASE)
+def _only_company(part: str) -> bool:
+    """Whether a part says only who was with the user, maybe after a time: "My sister",
+    "Yesterday my best friend" (not "My laptop crashed", not "I called my mum")."""
+    t = tables("en")
+    words = split_words(part)
+    at, _ = time_at(words, 0, t)
+    if at < len(words) and words[at].low == ",":
+        at += 1
+    rest = words[at:]
+    return 2 <= len(rest) <= 4 and rest[0].low in t.closed["own"] and names_people(rest[1:], t)
 
 
 def _with_company(parts: list[str], sentence: str) -> list[str]:
@@ -430,7 +440,7 @@ def _with_company(parts: list[str], sentence: str) -> list[str]:
     for part in parts:
         if (
             joined
-            and _COMPANY.fullmatch(joined[-1].strip())
+            and _only_company(joined[-1])
             and re.match(r"(?:I|we)\b", part)
             and f"{joined[-1]} and {part}" in sentence
         ):
