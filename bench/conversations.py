@@ -171,6 +171,7 @@ class Stored:
     turns: list[str]  # the dialogue ids of the user turns the job read
     said: str  # the user's turn
     before: str  # the other speaker's turn before it
+    when: str = ""  # the date the memory gives the event or plan, as resolved
     retired: bool = False
 
 
@@ -293,6 +294,7 @@ class Player:
                     turns=[turn.dia],
                     said=turn.text,
                     before=previous.text if previous else "",
+                    when=str(memory.metadata.get("when", "")),
                 )
                 run.facts.append(known[memory_id])
             for memory_id, stored in known.items():

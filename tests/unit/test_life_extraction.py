@@ -816,6 +816,51 @@ def test_who_the_user_did_it_with(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        # the time a sentence opens with is the time of the events it goes on to tell
+        (
+            "Last night my phone died and I walked home.",
+            [("event", "walked home", "2026-12-02")],
+        ),
+        (
+            "Two years ago I quit my job and I started a bakery.",
+            [("work", "quit my job", "2024"), ("work", "started a bakery", "2024")],
+        ),
+        (
+            "A few days ago my car broke down, so I took the train to Leeds.",
+            [("event", "took the train to Leeds", "2026-11-30")],
+        ),
+        (
+            "Yesterday I went to the gym and ran my first 10k.",
+            [
+                ("event", "went to the gym", "2026-12-02"),
+                ("event", "ran my first 10k", "2026-12-02"),
+            ],
+        ),
+        (
+            "Last summer I hiked the coast path and swam in the sea.",
+            [
+                ("event", "hiked the coast path last summer", None),
+                ("event", "swam in the sea last summer", None),
+            ],
+        ),
+        # ... not of a state, nor of an event that says its own time
+        (
+            "Last week I broke my leg and I'm now on crutches.",
+            [("health", "broke my leg", "2026-11-26")],
+        ),
+        (
+            "Last month I adopted a puppy and I bought a crate yesterday.",
+            [("pet", "adopted a puppy", "2026-11"), ("event", "bought a crate", "2026-12-02")],
+        ),
+    ],
+)
+def test_a_time_said_first_dates_what_follows(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         # an object longer than a memory holds ends where a phrase of its own began
         (
             "I built a little wooden bench for the garden so that my parents and the kids "

@@ -146,7 +146,14 @@ def _coordinated(
     ongoing = fact.category == "activity" and low.endswith("ing")
     if not (past or ongoing):
         return None
-    return parse_statement(clause, words, k, t, subject_given=True)
+    when, then = fact.when, ""
+    took, spec = time_at(words, 0, t)
+    if when is None and spec in ("childhood", "season"):
+        # the first phrase kept "last summer" in its words, of no date: so does this one
+        when, then = spec, clause[words[0].start : words[took - 1].end]
+    return parse_statement(
+        clause, words, k, t, subject_given=True, when_given=when, then_given=then
+    )
 
 
 def _opens(words: list[Word], start: int, t: Tables) -> bool:

@@ -176,18 +176,28 @@ def _ahead(spec: str | None) -> bool:
 
 
 def parse_statement(
-    clause: str, words: list[Word], start: int, t: Tables, *, subject_given: bool = False
+    clause: str,
+    words: list[Word],
+    start: int,
+    t: Tables,
+    *,
+    subject_given: bool = False,
+    when_given: str | None = None,
+    then_given: str = "",
 ) -> tuple[Step, int] | None:
-    """The fact stated from word ``start`` on, and the word it ends at."""
+    """The fact stated from word ``start`` on, and the word it ends at. ``when_given``
+    (and ``then_given``, its words when they have no date): the time of the verb phrase
+    before, for one that says none of its own ("Yesterday I went to the gym and ran
+    10k", "Last summer I hiked the coast path and swam in the sea")."""
     n = len(words)
     i = start
     negation = t.closed["negation"]  # "almost got fired": what follows did not happen
     hypothetical = t.closed["hypothetical"]
-    when: str | None = None
-    timed = False
+    when: str | None = when_given
+    timed = when_given is not None
     # "Last week, my grandma passed away": a time first, then the statement.
     took, spec = time_at(words, i, t)
-    then = ""  # "When I was a kid": said first, it must still be said in the memory
+    then = then_given  # "When I was a kid": said first, it must still be said in the memory
     if took:
         when, timed = spec, True
         if spec in ("childhood", "season"):

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from engram.adapters.extraction.life_words import names_people, split_words, time_at
+from engram.adapters.extraction.life_words import is_past, names_people, split_words, time_at
 from engram.adapters.extraction.tables import tables
 
 __all__ = ["INNER_DOT", "clauses", "expand", "restore", "sentences"]
@@ -450,12 +450,50 @@ def _with_company(parts: list[str], sentence: str) -> list[str]:
     return joined
 
 
+def _opening_time(text: str) -> str:
+    """The time a clause opens with, if it names when ("Last night", "Two weeks ago")."""
+    t = tables("en")
+    words = split_words(text)
+    took, spec = time_at(words, 0, t)
+    return text[: words[took - 1].end] if took and spec else ""
+
+
+def _untimed_past(text: str) -> bool:
+    """Whether a clause tells an event of the user's ("I walked home") and says no time
+    of its own: a time said at the sentence's start is then its time."""
+    t = tables("en")
+    words = split_words(text[:400])  # a clause's own time comes early
+    starts = _time_starts()
+    return (
+        len(words) > 2
+        and words[0].low in t.subjects
+        and is_past(words[1].low, t)
+        and not any(
+            time_at(words, k, t)[0]
+            for k, word in enumerate(words)
+            if word.low in starts or word.low.isdecimal()
+        )
+    )
+
+
+@cache
+def _time_starts() -> frozenset[str]:
+    """The words a time expression can start with (time_at is tried only there)."""
+    t = tables("en")
+    return frozenset(
+        {phrase[0] for phrase in t.time_phrases}
+        | {"last", "next", "this", "on", "in"}
+        | set(t.time["numbers"])
+    )
+
+
 def clauses(sentence: str) -> list[str]:
     """The statements of one sentence, each starting where its subject starts (restored
     when chat left it out, from the sentence's first subject or "I")."""
     found: list[str] = []
     who = "I"
     carried = ""
+    opening = ""  # the time the sentence opened with, for the events it goes on to tell
     for part in _with_company(_JOINS.split(sentence), sentence):
         text = _MARKERS.sub("", part.strip(" ,")).strip(" ,")
         if not text:
@@ -467,6 +505,11 @@ def clauses(sentence: str) -> list[str]:
         if subject:
             who = subject.group("who")
         text, carried = carried + expand(_with_subject(text, who)), ""
+        if not found:
+            opening = _opening_time(text)
+        elif opening and _untimed_past(text):
+            # "Last night my phone died and I walked home": the walk was last night too
+            text = f"{opening}, {text}"
         if found and _TOOLS_TALK.search(found[-1]):
             # "We quit using Zoom and moved to Google Meet": a move between tools, not towns.
             text = re.sub(r"^(\S+(?:\s+\S+)?\s+)moved\s+(?:over\s+)?to\b", r"\1switched to", text)
