@@ -17,6 +17,9 @@ Scored against the data set's per-session ``observation`` facts about each speak
   random sample of stored facts, each with the turn it came from and the turn before it,
   for judges to mark with the rubric in docs/extraction.md (true, about the right person,
   worth keeping). ``--judged FILE`` reads the marks back and prints the figures.
+  ``--judgments FILE`` (marks on any facts, matched by speaker, turn and words) scores a
+  run's every judged fact, and bounds what precision can buy: the recall left if no
+  fact judged bad had been stored.
 - instruction memories (standing instructions to the assistant) are counted and listed:
   nobody in LoCoMo gives the assistant a directive, so each one is a false positive.
 
@@ -348,6 +351,39 @@ def judged(path: Path) -> None:
     )
 
 
+def _mark(row: dict[str, Any]) -> bool:
+    return bool(row["true"] and row["person"] and row["keep"])
+
+
+def judgments(path: Path, conversations: list[Conversation], facts: list[Stored]) -> None:
+    """The run's facts scored with marks judged on them (in any run that stored them), and
+    the recall of the same run without the facts judged bad: how much of the recall
+    rests on facts a judge would not keep."""
+    marks: dict[tuple[str, str, str], bool] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            marks[(row["speaker"], row["said"], row["content"])] = _mark(row)
+    found = [marks.get((f.speaker, f.said, f.content)) for f in facts]
+    judged_facts = [m for m in found if m is not None]
+    if not judged_facts:
+        print("judgments: none of this run's facts is judged")
+        return
+    good = sum(judged_facts)
+    print(
+        f"judged {len(judged_facts)} of {len(facts)} facts: good {good}"
+        f" ({good / len(judged_facts):.1%})"
+    )
+    kept = [f for f, m in zip(facts, found, strict=True) if m is not False]
+    figures, _ = recall(conversations, kept)
+    hit = sum(h for h, _ in figures.values())
+    total = sum(t for _, t in figures.values())
+    print(
+        f"recall without the facts judged bad: {hit}/{total} = {hit / total:.3f}"
+        " (precision's price in recall)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -368,6 +404,9 @@ def main() -> None:
     parser.add_argument("--facts-out", type=Path, default=None, help="every fact, as JSONL")
     parser.add_argument("--misses-out", type=Path, default=None, help="observations, as JSONL")
     parser.add_argument("--judged", type=Path, default=None, help="a judged sample to score")
+    parser.add_argument(
+        "--judgments", type=Path, default=None, help="judged facts to score this run with"
+    )
     args = parser.parse_args()
     if args.judged:
         judged(args.judged)
@@ -430,6 +469,8 @@ def main() -> None:
     print(f"instruction memories: {len(instructions)}")
     for fact in instructions[:20]:
         print(f"    [{fact.speaker}] {fact.content!r}  <- {fact.said[:100]!r}")
+    if args.judgments:
+        judgments(args.judgments, conversations, run.facts)
     if args.facts_out:
         with args.facts_out.open("w") as out:
             for fact in run.facts:
