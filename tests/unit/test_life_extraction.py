@@ -861,6 +861,29 @@ def test_a_time_said_first_dates_what_follows(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        # an event stands without the place only the conversation showed
+        ("I quit my job at that place.", [("work", "quit my job", "2026-12-03")]),
+        ("I met my husband at this event.", [("event", "met my husband", "2026-12-03")]),
+        # ... and without a preposition left dangling when a time went
+        (
+            "I took up painting during that time.",
+            [("event", "took up painting", "2026-12-03")],
+        ),
+        # a state on "this journey" is bound to it; a named place stays
+        ("I'm so lucky to have my partner on this adventure.", []),
+        (
+            "I started a new job at the library.",
+            [("work", "started a new job at the library", "2026-12-03")],
+        ),
+    ],
+)
+def test_a_place_pointed_at_leaves_the_event(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         # an object longer than a memory holds ends where a phrase of its own began
         (
             "I built a little wooden bench for the garden so that my parents and the kids "

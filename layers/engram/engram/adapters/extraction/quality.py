@@ -191,6 +191,10 @@ def tidy(fact: ExtractedFact) -> ExtractedFact:
         content = re.sub(r"\s+(?:here|there)\b(?=\s|$)", "", content)
         # "played soccer with them all afternoon": what follows a pointer says no more
         content = _POINTED.sub("", content)
+        if fact.when is not None:
+            # a dated event stands without where it happened; a state "on this journey"
+            # is bound to it ("lucky to have my partner on this adventure")
+            content = _without_place_pointed_at(content, _lists())
     if fact.category not in _EXEMPT:
         content = _lists().dangling_approximator.sub("", content)
     if content.count('"') % 2:
@@ -203,6 +207,23 @@ def tidy(fact: ExtractedFact) -> ExtractedFact:
             words.pop()
     content = " ".join(words)
     return fact if content == fact.content else replace(fact, content=content)
+
+
+def _without_place_pointed_at(content: str, lists: _Lists) -> str:
+    """Without a general word pointed at ("quit my job at that place" -> "quit my job"):
+    a week later it names nothing, but the event before it stands ("this week" is a time)."""
+    words = content.split(" ")
+    if len(words) < 4:
+        return content
+    preposition, determiner, noun = (w.lower().strip(".,!?") for w in words[-3:])
+    if (
+        preposition in lists.prepositions
+        and determiner in lists.determiners
+        and noun in lists.vague_nouns
+        and noun not in lists.adverbial_heads
+    ):
+        return " ".join(words[:-3])
+    return content
 
 
 def acceptable(fact: ExtractedFact, clause: str) -> bool:
