@@ -385,7 +385,7 @@ def test_what_is_no_marital_status(text, expected):
     [
         # "-lıyım" after an adjective is "I am", not "I am from": no hometown "Mut".
         ("Mutluyum.", []),
-        ("Evliyim.", []),
+        ("Evliyim.", [("identity", "is married", None)]),  # married, not from "Ev"
         ("Heyecanlıyım!", []),
         ("İstanbulluyum.", [("identity", "is from İstanbul", None)]),
         ("Aslen İzmirliyim.", [("identity", "is from İzmir", None)]),
@@ -394,6 +394,46 @@ def test_what_is_no_marital_status(text, expected):
     ],
 )
 def test_a_turkish_adjective_is_no_hometown(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # what one has: the possessed noun says whose ("kedim": my cat)
+        ("İki kedim var.", [("pet", "İki kedim var", None)]),
+        (
+            "Bir kızım ve bir oğlum var.",
+            [("family", "Bir kızım var", None), ("family", "bir oğlum var", None)],
+        ),
+        ("Bir arabam var.", [("possession", "Bir arabam var", None)]),
+        ("Köpeğimin adı Max.", [("pet", "Köpeğimin adı Max", None)]),
+        # who one is
+        ("28 yaşındayım.", [("identity", "is 28 years old", None)]),
+        ("Hemşire olarak çalışıyorum.", [("identity", "is Hemşire", None)]),
+        ("Ben de hastanede hemşire olarak çalışıyorum.", [("identity", "is hemşire", None)]),
+        ("Ben İstanbul'dayım.", []),  # "I'm in Istanbul": no name
+        # what one learns, did, and will do, dated by the time words
+        ("Japonca öğreniyorum.", [("learning", "Japonca öğreniyorum", None)]),
+        (
+            "Geçen hafta bir kedi sahiplendik.",
+            [("pet", "bir kedi sahiplendik", "2026-11-26")],
+        ),
+        ("Yeni bir işe başladım.", [("work", "Yeni bir işe başladım", "2026-12-03")]),
+        ("Şubat'ta İzlanda'ya gideceğiz.", [("plan", "İzlanda'ya gideceğiz", "2027-02")]),
+        # a relative's news is theirs
+        (
+            "Oğlum anaokuluna başladı.",
+            [("family", "Oğlum anaokuluna başladı", "2026-12-03")],
+        ),
+        # not a thing of one's own, not a plan without a when
+        ("Toplantı var.", []),
+        ("Yarın bir sınav var.", []),
+        ("Bir kedi aldı.", []),
+        ("Maraton koşmayı planlıyorum.", []),
+    ],
+)
+def test_turkish_life(text, expected):
     assert read(text) == expected
 
 

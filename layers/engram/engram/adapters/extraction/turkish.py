@@ -17,6 +17,7 @@ from engram.adapters.extraction import rx
 from engram.adapters.extraction.common import Step, make_fact
 from engram.adapters.extraction.facts import USAGE, Retraction, object_id
 from engram.adapters.extraction.readings import E, F, read_match, strip_case_suffix
+from engram.adapters.extraction.turkish_life import read_turkish_life
 from engram.adapters.extraction.turkish_rules import TR_ADVERBS, TR_RULES
 
 __all__ = ["read_turkish"]
@@ -30,8 +31,11 @@ def read_turkish(clause: str) -> list[Step]:
     if labelled:
         return labelled
     steps: list[Step] = []
-    for part in re.split(r"\s*,\s*|\s+ve\s+", clause):
-        found = _verb_final(part)
+    parts = re.split(r"\s*,\s*|\s+ve\s+", clause)
+    for part in parts:
+        if len(parts) > 1 and re.search(r"\bvar[.!]?$", parts[-1]) and not part.endswith("var"):
+            part += " var"  # "Bir kızım ve bir oğlum var": each of them is had
+        found = read_turkish_life(part) or _verb_final(part)
         if not found:
             for kind, pattern in rx.able(TR_RULES, part):
                 match = pattern.search(part)

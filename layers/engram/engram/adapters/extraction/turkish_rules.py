@@ -78,7 +78,8 @@ TR_RULES: list[tuple[str, rx.Rule]] = [
     ),
     (
         "name",
-        rx.compile(r"^(?i:(?:merhaba|selam),?\s+)?(?i:ben)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü'-]+)$"),
+        # not "Ben İstanbul'dayım": a word with a case suffix is no name
+        rx.compile(r"^(?i:(?:merhaba|selam),?\s+)?(?i:ben)\s+(?P<x>[A-ZÇĞİÖŞÜ][\wçğıöşü-]+)$"),
     ),
     (
         "diet",
