@@ -440,6 +440,46 @@ def test_turkish_life(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        # what the user did or will do, dated, read by the verb's ending
+        (
+            "Geçen ay ilk kez maraton koştum.",
+            [("event", "ilk kez maraton koştum", "2026-11")],
+        ),
+        (
+            "Önümüzdeki ay Berlin'e taşınıyorum.",
+            [("plan", "Berlin'e taşınıyorum", "2027-01")],
+        ),
+        ("Geçen yaz kolumu kırdım.", []),  # a season gives no date
+        ("Dün bileğimi burktum.", [("health", "bileğimi burktum", "2026-12-02")]),
+        (
+            "Pazartesi yeni işime başlıyorum.",
+            [("work", "yeni işime başlıyorum", "2026-12-07")],
+        ),
+        (
+            "İki hafta önce ehliyetimi aldım.",
+            [("event", "ehliyetimi aldım", "2026-11-19")],
+        ),
+        (
+            "Nisan'dan itibaren Ankara'da çalışacağım.",
+            [("plan", "Ankara'da çalışacağım", "2027-04")],
+        ),
+        # chat without the Turkish letters
+        ("kopegimin adi Pamuk", [("pet", "kopegimin adi Pamuk", None)]),
+        ("ispanyolca ogreniyorum", [("learning", "ispanyolca ogreniyorum", None)]),
+        # the moment's remarks, a time and a verb that disagree, what one lacks
+        ("Dün çok yoruldum.", []),
+        ("Dün gideceğim.", []),
+        ("Köpeğim yok ama çok istiyorum.", []),
+        ("Geçen hafta React'e geçtim.", [("decision", "switched to React", None)]),
+    ],
+)
+def test_turkish_events_by_the_verb(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         # a statement, then a question about it
         (
             "FYI, I finished another pottery project - want to see a pic?",

@@ -17,7 +17,7 @@ from engram.adapters.extraction import rx
 from engram.adapters.extraction.common import Step, make_fact
 from engram.adapters.extraction.facts import USAGE, Retraction, object_id
 from engram.adapters.extraction.readings import E, F, read_match, strip_case_suffix
-from engram.adapters.extraction.turkish_life import read_turkish_life
+from engram.adapters.extraction.turkish_life import read_turkish_event, read_turkish_life
 from engram.adapters.extraction.turkish_rules import TR_ADVERBS, TR_RULES
 
 __all__ = ["read_turkish"]
@@ -44,6 +44,8 @@ def read_turkish(clause: str) -> list[Step]:
                 found = read_match(kind, match, TR_ADVERBS, strip=strip_case_suffix)
                 if found:
                     break
+        if not found:
+            found = read_turkish_event(part)
         steps += found or []
     return steps
 
@@ -156,7 +158,8 @@ def _verb_final(part: str) -> list[Step]:
         return []
     if kind == "switch":
         old = next((strip_case_suffix(w) for w in before if _ablative(w)), "")
-        new = " ".join(strip_case_suffix(w) for w in before if not _ablative(w))
+        # "Geçen hafta React'e geçtim": time words and pronouns are no part of the tool
+        new = _value([w for w in before if not _ablative(w)], t, whole=True)
         return _switch(new or value, old)
     verb = " ".join(lows[i : i + len(phrase)])
     if kind == "constraint":

@@ -19,7 +19,7 @@ from engram.adapters.extraction.common import Step, make_fact
 from engram.adapters.extraction.readings import strip_case_suffix
 from engram.domain.models import MemoryType
 
-__all__ = ["read_turkish_life"]
+__all__ = ["read_turkish_event", "read_turkish_life"]
 
 F, E = MemoryType.FACTUAL, MemoryType.EPISODIC
 # These statements are short; a longer part is something else, and the bound keeps the
@@ -36,12 +36,18 @@ class _Life:
     raw: dict[str, Any]
     times: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # by first word
     months: dict[str, str]
+    weekdays: dict[str, str]
+    numbers: dict[str, int]
+    units: dict[str, str]
+    ago: tuple[str, ...]
+    later: tuple[str, ...]
+    from_on: frozenset[str]  # "Nisan'dan itibaren": from April on
 
 
 @cache
 def _life() -> _Life:
     text = resources.files(__package__).joinpath("data", "tr.json").read_text("utf-8")
-    raw = json.loads(text)["life"]
+    raw = _folded(json.loads(text)["life"])
     owned = {
         tuple(form.split()): (kind, stem)
         for kind, forms in raw["owned"].items()
@@ -68,11 +74,32 @@ def _life() -> _Life:
         raw=raw,
         times={k: tuple(v) for k, v in times_by_start.items()},
         months=dict(time["months"]),
+        weekdays=dict(time["weekdays"]),
+        numbers={k: int(v) for k, v in time["numbers"].items()},
+        units=dict(time["units"]),
+        ago=tuple(time["ago"]),
+        later=tuple(time["later"]),
+        from_on=frozenset(time["from_on"]),
     )
 
 
+# Chat often leaves out the Turkish letters ("kopegim", "ogreniyorum"): words and tables
+# are compared with them folded to their plain forms.
+_FOLD = str.maketrans("çğıöşüâîû", "cgiosuaiu")
+
+
 def _lower(word: str) -> str:
-    return word.replace("I", "ı").replace("İ", "i").lower()
+    return word.replace("I", "ı").replace("İ", "i").lower().translate(_FOLD)
+
+
+def _folded(value: Any) -> Any:
+    if isinstance(value, str):
+        return _lower(value)
+    if isinstance(value, list):
+        return [_folded(v) for v in value]
+    if isinstance(value, dict):
+        return {_lower(k): _folded(v) for k, v in value.items()}
+    return value
 
 
 def _owned_at(lows: list[str], i: int, life: _Life) -> tuple[int, str, str] | None:
@@ -110,18 +137,44 @@ def _dated(words: list[str], life: _Life, *, ahead: bool) -> tuple[list[str], st
             ),
             None,
         )
-        month = life.months.get(_lower(strip_case_suffix(words[k])))
+        bare = _lower(strip_case_suffix(words[k]))
+        month = life.months.get(bare)
+        weekday = life.weekdays.get(bare) or life.weekdays.get(lows[k])
+        span = _span(lows, k, life)
         if hit:
             when = hit[1]
             k += hit[0]
             continue
         if month and "'" in words[k]:  # "Şubat'ta": a month said with its case suffix
             when = f"mo:{'next' if ahead else 'last'}:{month}"
-            k += 1
+            k += 2 if lows[k + 1 : k + 2] and lows[k + 1] in life.from_on else 1
+            continue
+        if weekday:  # "Pazartesi", "Cumartesi günü": the next one ahead, else the last
+            when = f"wd:{'next' if ahead else 'last'}:{weekday}"
+            k += 2 if lows[k + 1 : k + 2] == ["gunu"] else 1
+            continue
+        if span is not None:  # "iki hafta önce", "üç gün sonra"
+            when, took = span
+            k += took
             continue
         kept.append(words[k])
         k += 1
     return kept, when
+
+
+def _span(lows: list[str], k: int, life: _Life) -> tuple[str, int] | None:
+    """ "iki hafta önce" (two weeks ago), "3 gün sonra" (in three days): the date and
+    the number of words, or None."""
+    if k + 2 >= len(lows):
+        return None
+    count = life.numbers.get(lows[k]) or (int(lows[k]) if lows[k].isdecimal() else None)
+    unit = life.units.get(lows[k + 1])
+    side = lows[k + 2]
+    if count is None or unit is None or side not in (*life.ago, *life.later):
+        return None
+    kind, _, size = unit.partition(":")
+    sign = -1 if side in life.ago else 1
+    return f"{kind}:{sign * count * int(size)}", 3
 
 
 def _fact(category: str, type_: MemoryType, words: list[str], when: str | None) -> list[Step]:
@@ -140,6 +193,8 @@ def read_turkish_life(part: str) -> list[Step]:
     if not words or len(words) > _LONGEST:
         return []
     lows = [_lower(w) for w in words]
+    if any(low in raw["negation"] for low in lows):
+        return []  # "Köpeğim yok": what one does not have is no fact of this kind
     # "28 yaşındayım", "Yaşım 28"
     if len(lows) == 2 and lows[1] in raw["age"] and lows[0].isdigit():
         return _age(lows[0])
@@ -167,7 +222,7 @@ def read_turkish_life(part: str) -> list[Step]:
                 for suffix in raw["genitive"]
             ):
                 return _fact("pet", F, words[k:], None)
-    words, when = _dated(words, life, ahead=_ends_with(lows, raw["trips"] + raw["plans"]) > 0)
+    words, when = _dated(words, life, ahead=_future(lows[-1], raw) or lows[-1] in raw["plans"])
     lows = [_lower(w) for w in words]
     if not words:
         return []
@@ -215,6 +270,54 @@ def read_turkish_life(part: str) -> list[Step]:
         past = lows[-1].endswith(tuple(raw["third_person_past"]))
         return _fact(found[1], E if past else F, words, (when or "d:0") if past else None)
     return []
+
+
+def read_turkish_event(part: str) -> list[Step]:
+    """What the user did or will do, said with its time and read by the verb's ending
+    when no other rule read the part: "Geçen ay ilk kez maraton koştum" (an event, last
+    month), "Önümüzdeki ay Berlin'e taşınıyorum" (a plan, next month), "Geçen yaz kolumu
+    kırdım" (a hurt), "Pazartesi yeni işime başlıyorum" (work, on Monday). Without a time
+    nothing is stored: a past remark alone is mostly the moment's."""
+    life = _life()
+    raw = life.raw
+    words = [w.strip(".!?") for w in part.split() if w.strip(".!?")]
+    if not words or len(words) > _LONGEST:
+        return []
+    last = _lower(words[-1])
+    if any(_lower(w) in raw["negation"] for w in words):
+        return []
+    future = _future(last, raw)
+    past = len(last) > 4 and last.endswith(tuple(raw["past_first_person"]))
+    if not (future or past):
+        return []
+    words, when = _dated(words, life, ahead=future)
+    lows = [_lower(w) for w in words]
+    if when is None or len(lows) < 2:
+        return []
+    if future != _ahead(when):
+        return []  # "Dün gideceğim": the time and the verb disagree
+    if past and any(low in raw["body"] for low in lows) and _ends_with(lows, raw["hurt"]):
+        return _fact("health", E, words, when)
+    if any(low in raw["work_words"] for low in lows[:-1]):
+        return _fact("work", E, words, when)
+    if future:
+        return _fact("plan", E, words, when)
+    if last in raw["moment_verbs"]:
+        return []
+    return _fact("event", E, words, when)
+
+
+def _future(low: str, raw: dict[str, Any]) -> bool:
+    """Whether a verb speaks of the user's future ("gideceğim", "başlıyorum": said with
+    a time ahead, the present is a plan)."""
+    return len(low) > 4 and low.endswith(tuple(raw["future_first_person"]))
+
+
+def _ahead(spec: str) -> bool:
+    kind, _, rest = spec.partition(":")
+    if kind in ("d", "m", "y"):
+        return int(rest) > 0
+    return rest.startswith("next")
 
 
 def _role(words: list[str], lows: list[str], raw: dict[str, Any]) -> list[str]:
