@@ -480,6 +480,35 @@ def test_turkish_events_by_the_verb(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        # a relative or a pet of the user's, and their news
+        ("Anjing aku nama Boboi.", [("pet", "anjing nama Boboi", None)]),
+        (
+            "Kakak perempuan saya baru bertunang bulan lepas.",
+            [("family", "kakak bertunang", "2026-11")],
+        ),
+        ("Kucing jiran saya comel sangat.", []),  # the neighbour's cat
+        # who the user is: a role ends at the comma, a status in chat spelling
+        ("Saya kerja sebagai akauntan, tinggal di Ipoh.", [("identity", "is akauntan", None)]),
+        ("Gue udah nikah.", [("identity", "is married", None)]),
+        ("Saya masih bujang.", [("identity", "is single", None)]),
+        # work, events and plans dated by a weekday or a month and which one
+        ("Isnin lepas saya berhenti kerja.", [("work", "berhenti kerja", "2026-11-30")]),
+        ("Bulan Mei lalu kami liburan ke Bali.", [("event", "liburan ke Bali", "2026-05")]),
+        ("Juli nanti aku mau mudik ke Medan.", [("plan", "plans mudik ke Medan", "2027-07")]),
+        (
+            "Minggu lalu aku ambil anak kucing dari shelter.",
+            [("pet", "ambil anak kucing dari shelter", "2026-11-26")],
+        ),
+        ("Saya tengah belajar main gitar.", [("learning", "learning main gitar", None)]),
+    ],
+)
+def test_indonesian_and_malay_life(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         # a statement, then a question about it
         (
             "FYI, I finished another pottery project - want to see a pic?",

@@ -51,6 +51,12 @@ class _Tables:
     times: tuple[tuple[tuple[str, ...], str], ...]
     time_starts: frozenset[str]
     templates: dict[str, str]
+    weekdays: dict[str, str]
+    months: dict[str, str]
+    time_last: tuple[tuple[str, ...], ...]
+    time_next: tuple[tuple[str, ...], ...]
+    relation_words: frozenset[str]  # "adik perempuanku": which one
+    works_as: tuple[tuple[str, ...], ...]
 
 
 def _phrases(words: list[str]) -> tuple[tuple[str, ...], ...]:
@@ -81,7 +87,40 @@ def _tables() -> _Tables:
         times=tuple(sorted(times, key=lambda v: len(v[0]), reverse=True)),
         time_starts=frozenset(n[0] for n, _ in times),
         templates=dict(raw["templates"]),
+        weekdays=dict(time["weekdays"]),
+        months=dict(time["months"]),
+        time_last=_phrases(time["last"]),
+        time_next=_phrases(time["next"]),
+        relation_words=frozenset(raw["relation_words"]),
+        works_as=_phrases(raw["works_as"]),
     )
+
+
+def _named_time(lows: list[str], k: int, t: _Tables) -> tuple[str, int] | None:
+    """A weekday or a month and which one ("Senin kemarin", "bulan Agustus lalu",
+    "Desember nanti"): its spec and the word after it, or None."""
+    at = k + 1 if lows[k] == "bulan" and k + 1 < len(lows) and lows[k + 1] in t.months else k
+    name = lows[at] if at < len(lows) else ""
+    kind, day = ("mo", t.months.get(name)) if name in t.months else ("wd", t.weekdays.get(name))
+    if day is None:
+        return None
+    last = next((len(p) for p in t.time_last if _starts(lows, at + 1, p)), 0)
+    ahead = next((len(p) for p in t.time_next if _starts(lows, at + 1, p)), 0)
+    if not (last or ahead):
+        return None  # "minggu" alone is a week, or Sunday: said with which, it is a day
+    return f"{kind}:{'last' if last else 'next'}:{day}", at + 1 + (last or ahead)
+
+
+def _clause_end(commas: list[bool], start: int) -> int:
+    """The word after the first comma from ``start`` on (the end, without one)."""
+    return next((j + 1 for j in range(start, len(commas)) if commas[j]), len(commas))
+
+
+def _ahead(spec: str) -> bool:
+    kind, _, rest = spec.partition(":")
+    if kind in ("d", "m", "y"):
+        return int(rest) > 0
+    return rest.startswith("next")
 
 
 def _starts(lows: list[str], i: int, phrase: tuple[str, ...]) -> bool:
@@ -92,7 +131,10 @@ def _read_life(clause: str) -> list[Step]:
     """ "Saya ada dua ekor kucing", "Kami baru pindah ke Penang bulan lepas", "Umur saya
     28 tahun", "Anak saya baru masuk tadika": the subject, the verb, what follows."""
     t = _tables()
-    words = [w.strip(".,!?") for w in clause.split() if w.strip(".,!?")]
+    tokens = [w for w in clause.split() if w.strip(".,!?")]
+    words = [w.strip(".,!?") for w in tokens]
+    # where a comma ends a word: a role or an event said whole ends there
+    commas = [w.rstrip(".!?").endswith(",") for w in tokens]
     lows = [w.lower() for w in words]
     for phrase in t.age:
         if _starts(lows, 0, phrase) and len(lows) > len(phrase):
@@ -111,6 +153,7 @@ def _read_life(clause: str) -> list[Step]:
                 return [(fact, [])]
     when: str | None = None
     kept: list[str] = []
+    kept_commas: list[bool] = []
     k = 0
     while k < len(lows):  # time words are the fact's date, not its words
         hit = (
@@ -118,21 +161,34 @@ def _read_life(clause: str) -> list[Step]:
             if lows[k] in t.time_starts
             else None
         )
-        if hit:
-            when, k = hit[1], k + len(hit[0])
+        span = (hit[1], k + len(hit[0])) if hit else _named_time(lows, k, t)
+        if span is not None:
+            when, after = span
+            if kept_commas and any(commas[k:after]):
+                kept_commas[-1] = True  # "graduate bulan lepas, sekarang ...": the comma stays
+            k = after
             continue
         kept.append(words[k])
+        kept_commas.append(commas[k])
         k += 1
-    words, lows = kept, [w.lower() for w in kept]
+    words, lows, commas = kept, [w.lower() for w in kept], kept_commas
     if not words:
         return []
     relation: str | None = None
+    owned = False  # the relation is the user's ("kucing aku"), not another's
     i = 0
     if lows[0] in t.subjects:
         i = 1
     elif lows[0] in t.family or lows[0] in t.pets or lows[0].removesuffix("ku") in t.family:
         relation = lows[0].removesuffix("ku")
-        i = 2 if len(lows) > 1 and lows[1] in t.subjects else 1
+        owned = lows[0] != relation  # "anakku": my child
+        i = 1
+        if i < len(lows) and lows[i] in t.relation_words:
+            owned = owned or lows[i].endswith("ku")
+            i += 1  # "adik perempuanku", "anak sulung saya": which one
+        if i < len(lows) and lows[i] in t.subjects:
+            owned = True
+            i += 1
     else:
         return []
     while i < len(lows):
@@ -160,14 +216,34 @@ def _read_life(clause: str) -> list[Step]:
             if what or label.startswith("is "):
                 content = f"{label} {what}".strip()
                 return [(make_fact("health", F, what or label, content), [])]
+    if relation is None:
+        role = next((p for p in t.works_as if _starts(lows, i, p)), None)
+        if role is not None and len(lows) > i + len(role):
+            # "Aku kerja sebagai programmer freelance": who the user is, one role at a time
+            what = " ".join(words[i + len(role) : _clause_end(commas, i + len(role))])
+            fact = make_fact(
+                "identity",
+                F,
+                what,
+                f"is {what}",
+                key="identity:role",
+                exclusive=True,
+                subject="role",
+            )
+            return [(fact, [])]
     verb = next(((p, kind) for p, kind in t.verbs if _starts(lows, i, p)), None)
     if verb is None:
+        if relation is not None and owned and len(lows) - i >= 2:
+            # "Abang saya kerja sebagai doktor", "Kucing aku nama Comel": their news
+            category = "pet" if relation in t.pets else "family"
+            fact = make_fact(category, F, relation, f"{relation} {' '.join(words[i:])}")
+            return [(replace(fact, when=when), [])]
         return []
     phrase, kind = verb
     rest = words[i + len(phrase) :]
     obj = " ".join(rest).strip()
-    if not obj:
-        return []
+    if not obj and kind not in ("event", "work"):
+        return []  # "bertunang", "berhenti kerja": the verb is the event itself
     nouns = {w.lower() for w in rest}
     if relation is not None:
         category, content = (
@@ -205,9 +281,15 @@ def _read_life(clause: str) -> list[Step]:
         return [(replace(fact, when=when if not lives else None), [])]
     else:
         category = kind
-        content = t.templates[kind].replace("{x}", obj if kind != "event" else " ".join(words[i:]))
-    type_ = E if category in ("event", "plan") else F
+        if kind == "event" and nouns & t.pets:
+            category = "pet"  # "baru ambil anak anjing": a pet of one's own
+        if kind == "event" and when and _ahead(when):
+            category = "plan"  # "Desember nanti gue mau mudik": still ahead
+        whole = kind in ("event", "work")
+        said = " ".join(words[i : _clause_end(commas, i)])
+        content = t.templates[kind].replace("{x}", said if whole else obj)
+    type_ = E if category in ("event", "plan", "work") else F
     fact = make_fact(category, type_, obj, content)
-    if category == "event" or (relation is not None and when):
+    if category in ("event", "work") or (relation is not None and when):
         when = when or "d:0"
     return [(replace(fact, when=when), [])]
