@@ -970,6 +970,70 @@ def test_a_time_said_first_dates_what_follows(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        # someone of the user's who did something is a clause of their own, not company
+        (
+            "My mum got sick and I flew home.",
+            [("family", "mum got sick", "2026-12-03"), ("event", "flew home", "2026-12-03")],
+        ),
+        ("My dad retired and I threw him a party.", [("family", "dad retired", "2026-12-03")]),
+        (
+            "Yesterday my cat got sick and I took her to the vet.",
+            [("pet", "cat got sick", "2026-12-02")],
+        ),
+        (
+            "My coach quit and I joined another club.",
+            [("event", "joined another club", "2026-12-03")],
+        ),
+        # a coordinated verb's own time is its own; an undated first verb gives none
+        (
+            "I went to the gym and ran 10k yesterday.",
+            [("event", "went to the gym", "2026-12-03"), ("event", "ran 10k", "2026-12-02")],
+        ),
+        (
+            "Last week I flew to Rome and visited the Vatican on Sunday.",
+            [
+                ("event", "flew to Rome", "2026-11-26"),
+                ("event", "visited the Vatican", "2026-11-29"),
+            ],
+        ),
+        (
+            "I played football and broke my leg as a teenager.",
+            [
+                ("event", "played football", "2026-12-03"),
+                ("health", "broke my leg as a teenager", None),
+            ],
+        ),
+        # a time ahead dates nothing done, and a later time replaces the first
+        (
+            "Next week I fly to Tokyo and I packed my bags.",
+            [("event", "packed my bags", "2026-12-03")],
+        ),
+        (
+            "Last year I moved house, and this year I changed jobs and I got married.",
+            [
+                ("home", "moved house", "2025"),
+                ("work", "changed jobs", "2026-12-03"),
+                ("event", "got married", "2026-12-03"),
+            ],
+        ),
+        # the time does not hide a move between tools, nor a gerund become the subject
+        (
+            "Two weeks ago we quit using Zoom and we moved to Google Meet.",
+            [
+                ("tech_preference", "no longer uses Zoom", None),
+                ("decision", "uses Google Meet", None),
+            ],
+        ),
+        ("Growing up, I rode horses every day.", [("pattern", "rode horses every day", None)]),
+    ],
+)
+def test_what_the_third_review_found(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         # an event stands without the place only the conversation showed
         ("I quit my job at that place.", [("work", "quit my job", "2026-12-03")]),
         ("I met my husband at this event.", [("event", "met my husband", "2026-12-03")]),

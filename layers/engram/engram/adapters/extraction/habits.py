@@ -276,7 +276,9 @@ def read_habit(clause: str) -> list[Step] | None:
         content = f"{obj} {when}" if when else f"{adverb or lead} {obj}".strip()
         negative = adverb in ("never", "rarely", "seldom", "almost never", "hardly ever")
         gerund = re.match(r"^([A-Z]?[a-z]+ing)\s", clause)
-        if gerund and not re.match(r"(?i)^(?:I|we)\b", clause):
+        # not "Growing up, I rode horses every day": a time, then the user
+        told = re.search(r",|\b(?:I|we)\b", clause[: match.start()]) is not None
+        if gerund and not told and not re.match(r"(?i)^(?:I|we)\b", clause):
             obj = f"{gerund.group(1).lower()} {obj}"  # "Marking usually eats my whole Sunday"
             content = f"{gerund.group(1)} {content}"
         changed = _NOW.search(content) is not None

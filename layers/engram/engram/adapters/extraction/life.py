@@ -146,7 +146,8 @@ def _coordinated(
     ongoing = fact.category == "activity" and low.endswith("ing")
     if not (past or ongoing):
         return None
-    when, then = fact.when, ""
+    # only a date the words gave ("d:0" is also every undated event's)
+    when, then = (fact.when if fact.when != "d:0" else None), ""
     took, spec = time_at(words, 0, t)
     if when is None and spec in ("childhood", "season"):
         # the first phrase kept "last summer" in its words, of no date: so does this one

@@ -193,11 +193,11 @@ def parse_statement(
     i = start
     negation = t.closed["negation"]  # "almost got fired": what follows did not happen
     hypothetical = t.closed["hypothetical"]
-    when: str | None = when_given
-    timed = when_given is not None
+    when: str | None = None
+    timed = False
     # "Last week, my grandma passed away": a time first, then the statement.
     took, spec = time_at(words, i, t)
-    then = then_given  # "When I was a kid": said first, it must still be said in the memory
+    then = ""  # "When I was a kid": said first, it must still be said in the memory
     if took:
         when, timed = spec, True
         if spec in ("childhood", "season"):
@@ -596,6 +596,9 @@ def parse_statement(
         plural = lows[0] in ("these", "those")
         article = "some" if plural else "an" if lows[1][:1] in "aeiou" else "a"
         content = re.sub(rf"\b{object_words[0].text}\s", article + " ", content, count=1)
+    if not timed and when_given is not None:
+        # the verb phrase before was dated, and this one says no time of its own
+        when, timed, then = when_given, True, then_given
     if when in ("childhood", "season"):
         # "When I was a kid, I had a little doll", "Last winter, I went to Norway": of no
         # date, and a week later the memory must still say it was then, not now

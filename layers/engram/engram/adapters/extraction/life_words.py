@@ -60,11 +60,13 @@ def clause_after(words: list[Word], i: int, t: Tables) -> bool:
 
 
 def names_people(words: list[Word], t: Tables) -> bool:
-    """Whether words after "my"/"our" name people or pets ("colleagues", "dog Max"), not
-    a thing that did something ("laptop crashed")."""
-    return any(
-        w.low in t.family or w.low in t.pets or w.low in t.closed["companions"] for w in words
-    )
+    """Whether words after "my"/"our" name people or pets, and only that ("colleagues",
+    "best friend", "dog Max"): not a thing ("new laptop"), nor someone who did something
+    ("mum got sick", "boss retired"), which is a clause of its own."""
+    if not words or any(is_past(w.low, t) or w.low in t.copulas for w in words):
+        return False
+    head = words[-2] if len(words) > 1 and words[-1].text[:1].isupper() else words[-1]
+    return head.low in t.family or head.low in t.pets or head.low in t.closed["companions"]
 
 
 def time_at(words: list[Word], i: int, t: Tables) -> tuple[int, str | None]:

@@ -450,12 +450,36 @@ def _with_company(parts: list[str], sentence: str) -> list[str]:
     return joined
 
 
-def _opening_time(text: str) -> str:
-    """The time a clause opens with, if it names when ("Last night", "Two weeks ago")."""
+def _opening_time(text: str) -> tuple[str, bool]:
+    """The time a clause opens with, if it names when ("Last night", "Two weeks ago"), and
+    whether it lies behind: only a past time dates the events told after it ("Next week
+    I fly to Tokyo and I packed my bags": the packing is done)."""
     t = tables("en")
     words = split_words(text)
     took, spec = time_at(words, 0, t)
-    return text[: words[took - 1].end] if took and spec else ""
+    if not took or not spec:
+        return "", False
+    said = text[: words[took - 1].end]
+    kind, _, rest = spec.partition(":")
+    if kind in ("d", "m", "y"):
+        behind = rest.lstrip("-").isdigit() and int(rest) < 0
+    elif kind in ("wd", "mo"):
+        behind = rest.startswith("last:")
+    else:  # childhood, or a season: "last winter", not "next summer"
+        behind = kind == "childhood" or words[0].low == "last"
+    return said, behind
+
+
+def _time_after(text: str, start: int) -> bool:
+    """Whether a time is said in ``text`` after its first ``start`` characters."""
+    t = tables("en")
+    words = split_words(text[start:400])
+    starts = _time_starts()
+    return any(
+        time_at(words, k, t)[0]
+        for k, word in enumerate(words)
+        if word.low in starts or word.low.isdecimal()
+    )
 
 
 def _untimed_past(text: str) -> bool:
@@ -505,14 +529,17 @@ def clauses(sentence: str) -> list[str]:
         if subject:
             who = subject.group("who")
         text, carried = carried + expand(_with_subject(text, who)), ""
-        if not found:
-            opening = _opening_time(text)
-        elif opening and _untimed_past(text):
-            # "Last night my phone died and I walked home": the walk was last night too
-            text = f"{opening}, {text}"
         if found and _TOOLS_TALK.search(found[-1]):
             # "We quit using Zoom and moved to Google Meet": a move between tools, not towns.
             text = re.sub(r"^(\S+(?:\s+\S+)?\s+)moved\s+(?:over\s+)?to\b", r"\1switched to", text)
+        said_time, behind = _opening_time(text)
+        if said_time:
+            opening = said_time if behind else ""  # a later time replaces the first
+        elif opening and _untimed_past(text):
+            # "Last night my phone died and I walked home": the walk was last night too
+            text = f"{opening}, {text}"
+        if opening and _time_after(text, len(said_time or opening)):
+            opening = ""  # "..., and this year I changed jobs": the first time is over
         # only after "I am ...": "I met a guy, working at the bank" is about the guy
         doing = _PARTICIPLE.search(text) if re.match(r"(?:I\s+am|we\s+are)\s", text, re.I) else None
         if doing:
