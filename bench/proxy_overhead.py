@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,7 @@ from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from shared.devtools.ports import free_port  # noqa: E402
 from tests.support.upstream_stub import StubUpstream  # noqa: E402 - the tests' stub, on purpose
 
 TOPICS = (
@@ -40,12 +40,6 @@ TOPICS = (
     "python rust editor vim helix garden cooking sushi travel japan sister birthday project"
 ).split()
 ADMIN = "bench-admin-token"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def percentile(values: list[float], p: int) -> float:

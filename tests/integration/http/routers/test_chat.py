@@ -9,13 +9,11 @@ import threading
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
-from engram import Config, MemorySettingsUpdate, open_engine
+from engram import MemorySettingsUpdate, open_engine
 from engram.domain.models import ApiKeyCreate, MemoryQuery
 from shared.devtools.ports import free_port
-from shared.http import create_app
-from tests.support.http import ADMIN_TOKEN, upstream_config
+from tests.support.http import ADMIN_TOKEN, proxy_app, upstream_config
 from tests.support.lambda_support import live_server
 from tests.support.upstream_stub import StubUpstream
 
@@ -38,11 +36,6 @@ def config(config, stub):
 def jobs(engine):
     """The extraction queue, held until the test drains it."""
     return engine.queues.extraction
-
-
-def make_app(engine):
-    config = Config(db_url=engine.config.db_url, admin_token=SecretStr(ADMIN_TOKEN))
-    return create_app(config=config, engine=lambda: engine)
 
 
 @pytest.fixture
@@ -71,7 +64,7 @@ def chat(engine, jobs, stub, key):
     # These tests are about facts; conversation memory (on with memory by default) has
     # its own suite (test_conversation.py), and its turns would be recalled here too.
     engine.settings.update(MemorySettingsUpdate(enabled=True, store_conversation=False))
-    app = make_app(engine)
+    app = proxy_app(engine)
     with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
         yield client
 
@@ -161,7 +154,7 @@ def test_streams_pass_through_and_extraction_follows_the_end(chat, stub, jobs, e
 def test_the_local_server_relays_stream_chunks_as_they_arrive(engine, jobs, stub, key):
     engine.settings.update(MemorySettingsUpdate(enabled=True))
     stub.gate = threading.Event()  # the stub holds the rest until we saw the first chunk
-    app = make_app(engine)
+    app = proxy_app(engine)
     with live_server(app) as base, httpx.Client(timeout=10) as client:
         body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
         headers = {"Authorization": f"Bearer {key.secret}"}
@@ -189,7 +182,7 @@ def closed_port_url():
 
 
 def test_unreachable_upstream_is_502(engine_with, key):
-    app = make_app(engine_with(upstream_base_url=closed_port_url()))
+    app = proxy_app(engine_with(upstream_base_url=closed_port_url()))
     with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
         response = ask(client, "hello")
     assert response.status_code == 502
@@ -198,7 +191,7 @@ def test_unreachable_upstream_is_502(engine_with, key):
 
 def test_slow_upstream_is_504(engine_with, stub, key):
     stub.mode, stub.hang_s = "hang", 3
-    app = make_app(engine_with(upstream_timeout_s=0.5))
+    app = proxy_app(engine_with(upstream_timeout_s=0.5))
     with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
         response = ask(client, "hello")
     assert response.status_code == 504
@@ -206,7 +199,7 @@ def test_slow_upstream_is_504(engine_with, stub, key):
 
 
 def test_no_upstream_configured_is_503(engine_with, key):
-    app = make_app(engine_with(upstream_base_url=None))
+    app = proxy_app(engine_with(upstream_base_url=None))
     with TestClient(app, headers={"Authorization": f"Bearer {key.secret}"}) as client:
         response = ask(client, "hello")
     assert response.status_code == 503
@@ -236,7 +229,7 @@ def test_a_broken_memory_store_never_fails_the_chat(chat, stub, jobs, engine, ca
     "authorization", [None, "Bearer ", "Bearer egm_not_a_key", "Basic abc", "Bearer key_x"]
 )
 def test_chat_needs_a_valid_api_key(engine, stub, authorization):
-    app = make_app(engine)
+    app = proxy_app(engine)
     headers = {"Authorization": authorization} if authorization else {}
     with TestClient(app) as client:
         response = ask(client, "hello", headers=headers)
@@ -248,7 +241,7 @@ def test_chat_needs_a_valid_api_key(engine, stub, authorization):
 def test_the_key_may_come_in_its_own_header_beside_a_signature(engine, stub, key):
     """The streamed chat's Function URL takes IAM auth: Authorization is the SigV4
     signature, and the Engram key travels as X-Engram-Api-Key (never forwarded upstream)."""
-    app = make_app(engine)
+    app = proxy_app(engine)
     signature = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261204/eu-west-1/lambda/aws4_request"
     with TestClient(app) as client:
         headers = {"Authorization": signature, "X-Engram-Api-Key": key.secret}

@@ -15,8 +15,7 @@ from engram.domain.models import (
     MemoryQuery,
     RetrievalRequest,
 )
-from tests.integration.http.routers.test_chat import make_app
-from tests.support.http import upstream_config
+from tests.support.http import proxy_app, upstream_config
 from tests.support.upstream_stub import StubUpstream
 
 SAID = "Last week I told my sister Ana that the blue bicycle needs new brakes"
@@ -41,7 +40,7 @@ def key(engine):
 @pytest.fixture
 def chat(engine, key):
     engine.settings.update(MemorySettingsUpdate(enabled=True, store_conversation=True))
-    with TestClient(make_app(engine), headers={"Authorization": f"Bearer {key.secret}"}) as client:
+    with TestClient(proxy_app(engine), headers={"Authorization": f"Bearer {key.secret}"}) as client:
         yield client
 
 
@@ -86,7 +85,7 @@ def test_on_with_memory_unless_turned_off(engine, key, stub):
     """Turning memory on stores the turns too; storeConversation false stores facts only."""
     engine.settings.update(MemorySettingsUpdate(enabled=True))
     assert engine.settings.get().store_conversation
-    with TestClient(make_app(engine), headers={"Authorization": f"Bearer {key.secret}"}) as client:
+    with TestClient(proxy_app(engine), headers={"Authorization": f"Bearer {key.secret}"}) as client:
         say(client, SAID + ". I prefer tea.")
         engine.queues.extraction.drain()
         assert [t.content for t in turns(engine, key.id)] == [SAID + ". I prefer tea."]

@@ -11,8 +11,7 @@ from fastapi.testclient import TestClient
 from engram import MemorySettingsUpdate
 from engram.domain.injection import MEMORY_HEADER, PROFILE_HEADING, RECALL_HEADING
 from engram.domain.models import ApiKeyCreate, MemoryCreate, MemoryQuery, RetrievalRequest
-from tests.integration.http.routers.test_chat import make_app
-from tests.support.http import ADMIN_TOKEN, upstream_config
+from tests.support.http import ADMIN_TOKEN, proxy_app, upstream_config
 from tests.support.upstream_stub import StubUpstream
 
 # Per language: what a user says about themselves in a first session, then questions of
@@ -75,7 +74,7 @@ def memory_on(engine):
 
 def client_for(engine, name):
     key = engine.keys.create(ApiKeyCreate(name=name))
-    client = TestClient(make_app(engine), headers={"Authorization": f"Bearer {key.secret}"})
+    client = TestClient(proxy_app(engine), headers={"Authorization": f"Bearer {key.secret}"})
     return key, client
 
 
@@ -204,7 +203,7 @@ def test_the_assistants_words_and_other_keys_never_make_the_profile(memory_on):
 
 def test_pin_over_rest_and_the_profile_flag_on_memories(memory_on):
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-    with TestClient(make_app(memory_on), headers=admin) as client:
+    with TestClient(proxy_app(memory_on), headers=admin) as client:
         made = client.post(
             "/api/memory", json={"apiKeyId": "k-rest", "content": "Plays the cello on Sundays"}
         ).json()

@@ -16,7 +16,7 @@ from engram.adapters.extraction import rx
 from engram.adapters.extraction.common import Step, make_fact
 from engram.adapters.extraction.indonesian_rules import ID_ADVERBS, ID_RULES
 from engram.adapters.extraction.lexicon import terms_in
-from engram.adapters.extraction.readings import E, F, read_match
+from engram.adapters.extraction.readings import E, F, read_match, who_is
 
 __all__ = ["read_indonesian"]
 
@@ -141,15 +141,7 @@ def _read_life(clause: str) -> list[Step]:
             number = lows[len(phrase)]
             if number.isdigit() and 1 <= int(number) <= 120:
                 content = t.templates["age"].replace("{x}", number)
-                fact = make_fact(
-                    "identity",
-                    F,
-                    number,
-                    content,
-                    key="identity:age",
-                    exclusive=True,
-                    subject="age",
-                )
+                fact = who_is("age", number, content)
                 return [(fact, [])]
     when: str | None = None
     kept: list[str] = []
@@ -200,15 +192,7 @@ def _read_life(clause: str) -> list[Step]:
         # "Saya sudah berkahwin": one status at a time, as in English ("belum", not yet,
         # is no adverb, so "saya belum berkahwin" says nothing)
         status = t.marital[lows[i]]
-        fact = make_fact(
-            "identity",
-            F,
-            status,
-            f"is {status}",
-            key="identity:marital",
-            exclusive=True,
-            subject="marital",
-        )
+        fact = who_is("marital", status, f"is {status}")
         return [(fact, [])]
     for phrase, label in t.diet:
         if _starts(lows, i, phrase):
@@ -221,15 +205,7 @@ def _read_life(clause: str) -> list[Step]:
         if role is not None and len(lows) > i + len(role):
             # "Aku kerja sebagai programmer freelance": who the user is, one role at a time
             what = " ".join(words[i + len(role) : _clause_end(commas, i + len(role))])
-            fact = make_fact(
-                "identity",
-                F,
-                what,
-                f"is {what}",
-                key="identity:role",
-                exclusive=True,
-                subject="role",
-            )
+            fact = who_is("role", what, f"is {what}")
             return [(fact, [])]
     verb = next(((p, kind) for p, kind in t.verbs if _starts(lows, i, p)), None)
     if verb is None:

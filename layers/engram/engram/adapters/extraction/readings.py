@@ -21,7 +21,17 @@ from engram.adapters.extraction.lexicon import known_term
 from engram.adapters.extraction.text import restore
 from engram.domain.models import MemoryType
 
-__all__ = ["NOT_ID_NAMES", "E", "F", "P", "X", "objects", "read_match", "strip_case_suffix"]
+__all__ = [
+    "NOT_ID_NAMES",
+    "E",
+    "F",
+    "P",
+    "X",
+    "objects",
+    "read_match",
+    "strip_case_suffix",
+    "who_is",
+]
 
 F, E, P = MemoryType.FACTUAL, MemoryType.EPISODIC, MemoryType.PROCEDURAL
 _I = re.IGNORECASE
@@ -76,7 +86,7 @@ def _local_aspect(text: str) -> str:
     return slug(text)
 
 
-def _who_is(aspect: str, value: str, content: str) -> ExtractedFact:
+def who_is(aspect: str, value: str, content: str) -> ExtractedFact:
     """Who the user is, one fact per ``aspect`` (a new one replaces it)."""
     return _fact(
         "identity", F, value, content, key=f"identity:{aspect}", exclusive=True, subject=aspect
@@ -127,7 +137,7 @@ def read_match(
         ):
             # "Saya pindah dari Jakarta ke Surabaya": a move of home, not of tools.
             home = restore(new[0])
-            moved_to = _who_is("location", home, f"lives in {home}")
+            moved_to = who_is("location", home, f"lives in {home}")
             return [(moved_to, [Retraction(object_id(restore(o)), ("identity",)) for o in olds])]
         fact = _fact("tech_preference", F, new[0], f"uses {new[0]}") if new else None
         retractions = [Retraction(object_id(restore(o)), replaced_by=fact) for o in olds]
@@ -199,10 +209,10 @@ def read_match(
         return [(fact, [])]
     if kind == "diet":
         value = restore(match.group("x")).lower()
-        return [(_who_is("diet", value, f"is {value}"), [])]
+        return [(who_is("diet", value, f"is {value}"), [])]
     if kind == "hometown":
         value = restore(match.group("x"))
-        return [(_who_is("hometown", value, f"is from {value}"), [])]
+        return [(who_is("hometown", value, f"is from {value}"), [])]
     if kind == "instruction":
         body = restore(match.group("x")).strip(" .")
         aspect = _local_aspect(body)
@@ -222,22 +232,22 @@ def read_match(
         ]
     if kind == "role":
         value = restore(match.group("x")).strip(" .")
-        steps = [(_who_is("role", value, f"is {value}"), [])]
+        steps = [(who_is("role", value, f"is {value}"), [])]
         place = match.groupdict().get("place")
         if place:
             place = restore(place).strip(" .")
-            steps.append((_who_is("location", place, f"works in {place}"), []))
+            steps.append((who_is("location", place, f"works in {place}"), []))
         org = match.groupdict().get("org")
         if org:
             org = restore(org).strip(" .")
-            steps.append((_who_is("employer", org, f"works at {org}"), []))
+            steps.append((who_is("employer", org, f"works at {org}"), []))
         return steps
     if kind == "employer" and match.groupdict().get("role"):
         org = restore(strip_case_suffix(match.group("x"))).strip(" .")
         role = restore(match.group("role")).strip(" .")
         return [
-            (_who_is("employer", org, f"works at {org}"), []),
-            (_who_is("role", role, f"is {role}"), []),
+            (who_is("employer", org, f"works at {org}"), []),
+            (who_is("role", role, f"is {role}"), []),
         ]
     if kind in ("name", "employer", "location"):
         value = restore(strip_case_suffix(match.group("x"))).strip(" .")
@@ -246,7 +256,7 @@ def read_match(
         if kind == "name" and value.lower() in NOT_ID_NAMES:
             return []
         template = {"name": "name is {x}", "employer": "works at {x}", "location": "lives in {x}"}
-        return [(_who_is(kind, value, template[kind].format(x=value)), [])]
+        return [(who_is(kind, value, template[kind].format(x=value)), [])]
     if kind == "constraint":
         return [(_fact("constraint", F, o, f"cannot {o}", negative=True), []) for o in objs()[:1]]
     if kind == "requirement":

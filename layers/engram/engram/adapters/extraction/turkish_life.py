@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any
 
 from engram.adapters.extraction.common import Step, make_fact
-from engram.adapters.extraction.readings import strip_case_suffix
+from engram.adapters.extraction.readings import strip_case_suffix, who_is
 from engram.domain.models import MemoryType
 
 __all__ = ["read_turkish_event", "read_turkish_life"]
@@ -203,15 +203,7 @@ def read_turkish_life(part: str) -> list[Step]:
     # "Evliyim", "Geçen yıl evlendik": one status at a time
     if lows[-1] in raw["marital"] and len(lows) <= 4:
         status = raw["marital"][lows[-1]]
-        fact = make_fact(
-            "identity",
-            F,
-            status,
-            f"is {status}",
-            key="identity:marital",
-            exclusive=True,
-            subject="marital",
-        )
+        fact = who_is("marital", status, f"is {status}")
         return [(fact, [])]
     # "Köpeğimin adı Max": the pet's name, after "my pet" in the genitive
     for k in range(len(lows) - 2):
@@ -242,9 +234,7 @@ def read_turkish_life(part: str) -> list[Step]:
         role = " ".join(_role(words[:-took], lows[:-took], raw))
         if not role:
             return []
-        fact = make_fact(
-            "identity", F, role, f"is {role}", key="identity:role", exclusive=True, subject="role"
-        )
+        fact = who_is("role", role, f"is {role}")
         return [(fact, [])]
     # "Geçen hafta bir kedi sahiplendik", "Yeni bir işe başladım"
     for kind, verbs in raw["events"].items():
@@ -341,13 +331,5 @@ def _is(noun: str, kind: str, life: _Life) -> bool:
 def _age(number: str) -> list[Step]:
     if not 1 <= int(number) <= 120:
         return []
-    fact = make_fact(
-        "identity",
-        F,
-        number,
-        f"is {number} years old",
-        key="identity:age",
-        exclusive=True,
-        subject="age",
-    )
+    fact = who_is("age", number, f"is {number} years old")
     return [(fact, [])]
