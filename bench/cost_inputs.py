@@ -87,8 +87,7 @@ with mock_aws():
     key = admin.keys.create(ApiKeyCreate(name="cost"))
     admin.settings.update(MemorySettingsUpdate(enabled=True))  # storeConversation: default on
     admin.close()
-    with StubUpstream() as stub:
-        stub.record = False
+    with StubUpstream(record=False) as stub:
         os.environ["ENGRAM_UPSTREAM_BASE_URL"] = stub.url
         chat, gate = load_function("chat_proxy"), load_function("api_authorizer")
         stream = TestClient(load_function("chat_stream").app)

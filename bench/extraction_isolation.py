@@ -77,8 +77,7 @@ def main() -> None:
     parser.add_argument("--max-ratio", type=float, default=2.0)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp, StubUpstream("Sure.") as stub:
-        stub.record = False
+    with tempfile.TemporaryDirectory() as tmp, StubUpstream("Sure.", record=False) as stub:
         environment = {
             "ENGRAM_UPSTREAM_BASE_URL": stub.url,
             "ENGRAM_UPSTREAM_API_KEY": "stub",

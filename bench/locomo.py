@@ -213,8 +213,7 @@ class ViaProxy(InProcess):
 
         self._tmp = tempfile.TemporaryDirectory()
         self.now = datetime(2023, 1, 1, tzinfo=UTC)
-        self.stub = StubUpstream()
-        self.stub.record = False
+        self.stub = StubUpstream(record=False)
         self.stub.start()
         config = Config(
             db_url=f"file:{self._tmp.name}/locomo.db",

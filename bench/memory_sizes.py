@@ -141,8 +141,7 @@ def main() -> int:
     if python is None:
         print("needs a CPython 3.12 (pyenv's, or ENGRAM_PYTHON312)", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory() as tmp, StubUpstream() as stub:
-        stub.record = False
+    with tempfile.TemporaryDirectory() as tmp, StubUpstream(record=False) as stub:
         work = Path(tmp)
         print("building the engine, tracing and MCP layers...", file=sys.stderr)
         built = build_layers(work, python, ["engram", "tracing", "mcp"])

@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from shared.devtools.ports import free_port  # noqa: E402
+from shared.devtools.local_servers import free_port  # noqa: E402
 from tests.support.upstream_stub import StubUpstream  # noqa: E402 - the tests' stub, on purpose
 
 TOPICS = (
@@ -141,8 +141,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
-    with StubUpstream() as stub, tempfile.TemporaryDirectory() as tmp_dir:
-        stub.record = False
+    with StubUpstream(record=False) as stub, tempfile.TemporaryDirectory() as tmp_dir:
         engram, base = start_engram(Path(tmp_dir), stub.url)
         try:
             with httpx.Client(timeout=30) as client:

@@ -217,8 +217,7 @@ def main() -> int:
     parser.add_argument("--delay-ms", type=float, default=20.0)
     parser.add_argument("--requests", type=int, default=20)
     args = parser.parse_args()
-    upstream = StubUpstream()
-    upstream.record = False
+    upstream = StubUpstream(record=False)
     upstream.start()
     results = {}
     try:

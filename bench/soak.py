@@ -157,48 +157,50 @@ def failed(op: str, status: int) -> bool:
 
 def soak(seconds: int, clients: int, progress: bool = True) -> Soak:
     """Run ``clients`` client processes against a fresh ``engram serve`` for ``seconds``."""
-    with StubUpstream() as stub, tempfile.TemporaryDirectory() as tmp:
-        stub.record = False
-        with engram_server(
+    with (
+        StubUpstream(record=False) as stub,
+        tempfile.TemporaryDirectory() as tmp,
+        engram_server(
             Path(tmp), ENGRAM_UPSTREAM_BASE_URL=stub.url, ENGRAM_UPSTREAM_API_KEY="sk"
-        ) as server:
-            server.settings(enabled=True)
-            owners = []
-            for i in range(clients):
-                response = httpx.post(
-                    f"{server.base}/api/keys", json={"name": f"soak{i}"}, headers=server.admin
-                )
-                owners.append((response.json()["secret"], response.json()["id"]))
-            start = time.time()
-            until = start + seconds
-            queue: multiprocessing.Queue = multiprocessing.Queue()
-            workers = [
-                multiprocessing.Process(
-                    target=client,
-                    args=(server.base, server.token, secret, owner, until, i, queue),
-                )
-                for i, (secret, owner) in enumerate(owners)
-            ]
-            for worker in workers:
-                worker.start()
-            rss: list[tuple[float, float]] = []
-            while time.time() < until:
-                rss.append((time.time(), rss_mb(server.process.pid)))
-                if progress:
-                    print(
-                        f"\r{time.time() - start:6.0f} s  RSS {rss[-1][1]:7.1f} MB",
-                        end="",
-                        flush=True,
-                    )
-                time.sleep(5)
-            records = [r for _ in workers for r in queue.get(timeout=120)]
-            for worker in workers:
-                worker.join(timeout=30)
+        ) as server,
+    ):
+        server.settings(enabled=True)
+        owners = []
+        for i in range(clients):
+            response = httpx.post(
+                f"{server.base}/api/keys", json={"name": f"soak{i}"}, headers=server.admin
+            )
+            owners.append((response.json()["secret"], response.json()["id"]))
+        start = time.time()
+        until = start + seconds
+        queue: multiprocessing.Queue = multiprocessing.Queue()
+        workers = [
+            multiprocessing.Process(
+                target=client,
+                args=(server.base, server.token, secret, owner, until, i, queue),
+            )
+            for i, (secret, owner) in enumerate(owners)
+        ]
+        for worker in workers:
+            worker.start()
+        rss: list[tuple[float, float]] = []
+        while time.time() < until:
             rss.append((time.time(), rss_mb(server.process.pid)))
-            errors_logged = server.log.read_text().count('"level":"ERROR"')
-            stored = httpx.get(
-                f"{server.base}/api/memory", params={"limit": 1}, headers=server.admin
-            ).json()["total"]
+            if progress:
+                print(
+                    f"\r{time.time() - start:6.0f} s  RSS {rss[-1][1]:7.1f} MB",
+                    end="",
+                    flush=True,
+                )
+            time.sleep(5)
+        records = [r for _ in workers for r in queue.get(timeout=120)]
+        for worker in workers:
+            worker.join(timeout=30)
+        rss.append((time.time(), rss_mb(server.process.pid)))
+        errors_logged = server.log.read_text().count('"level":"ERROR"')
+        stored = httpx.get(
+            f"{server.base}/api/memory", params={"limit": 1}, headers=server.admin
+        ).json()["total"]
     if progress:
         print()
     return Soak(clients, seconds, start, records, rss, errors_logged, stored)

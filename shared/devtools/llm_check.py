@@ -29,7 +29,7 @@ from pathlib import Path
 
 import httpx
 
-from .ports import free_port
+from .local_servers import free_port, stop
 from .template import ROOT
 
 # ENGRAM_LLM_VENV: an environment built before (the build is the slow part)
@@ -129,11 +129,7 @@ def main() -> int:
         ]
         return subprocess.run(bench, cwd=ROOT, env=env, check=False).returncode  # noqa: S603
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server, timeout=20)
         log.close()
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 
-from .ports import free_port
+from .local_servers import free_port, stop
 
 __all__ = ["SQLD_PATH", "SqldServer", "install", "sqld_binary"]
 
@@ -150,12 +150,7 @@ class SqldServer:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            stop(self.process)
         self.process = None
 
     def __enter__(self) -> SqldServer:

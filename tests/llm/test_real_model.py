@@ -24,8 +24,7 @@ pytestmark = pytest.mark.skipif(not URL, reason="no model server (make test-llm)
 
 @pytest.fixture
 def stub():
-    with StubUpstream("That sounds lovely!") as upstream:
-        upstream.record = False
+    with StubUpstream("That sounds lovely!", record=False) as upstream:
         yield upstream
 
 

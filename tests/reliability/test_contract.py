@@ -26,12 +26,11 @@ BUDGET_S = int(os.environ.get("ENGRAM_FUZZ_SECONDS", "150"))
 @pytest.mark.slow
 def test_schemathesis_finds_no_failure(tmp_path):
     with (
-        StubUpstream() as stub,
+        StubUpstream(record=False) as stub,
         engram_server(
             tmp_path, ENGRAM_UPSTREAM_BASE_URL=stub.url, ENGRAM_UPSTREAM_API_KEY="sk-stub"
         ) as server,
     ):
-        stub.record = False
         server.settings(enabled=True)
         env = {
             **os.environ,

@@ -25,7 +25,7 @@ from pydantic import SecretStr
 from engram import MemorySettingsUpdate, open_engine
 from engram.adapters.libsql import Database
 from engram.domain.models import ApiKeyCreate, ExtractionJob, MemoryQuery, QdrantSettingsUpdate
-from shared.devtools.ports import free_port
+from shared.devtools.local_servers import free_port
 from shared.http import create_app
 from tests.support.http import ADMIN_TOKEN, AUTH
 from tests.support.lambda_support import ROOT

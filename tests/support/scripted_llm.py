@@ -35,6 +35,8 @@ from typing import Any
 
 import httpx
 
+from shared.devtools.local_servers import stop
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -194,12 +196,7 @@ def scripted_model() -> Iterator[ScriptedModel]:
             raise RuntimeError(f"the scripted model did not start: {line!r}")
         yield ScriptedModel(process, f"http://127.0.0.1:{int(line.split()[1])}")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from shared.devtools.ports import free_port
+from shared.devtools.local_servers import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "reliability-admin-token"
@@ -76,9 +76,4 @@ def engram_server(tmp: Path, **environment: str) -> Iterator[Server]:
             time.sleep(0.1)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout=15)

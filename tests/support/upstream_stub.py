@@ -21,12 +21,12 @@ __all__ = ["StubUpstream"]
 
 
 class StubUpstream:
-    def __init__(self, reply: str = "Noted, I will remember that.") -> None:
+    def __init__(self, reply: str = "Noted, I will remember that.", *, record: bool = True) -> None:
         self.reply = reply
         self.mode = "ok"
         self.hang_s = 5.0
         self.gate: threading.Event | None = None
-        self.record = True
+        self.record = record  # False: long runs keep no list of every request
         self.requests: list[dict[str, Any]] = []
         # /v1/embeddings: the status of each next call (then 200), and the dimension.
         self.embedding_statuses: list[int] = []

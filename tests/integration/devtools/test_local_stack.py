@@ -14,7 +14,7 @@ from pydantic import SecretStr
 
 from engram import Config
 from shared.devtools.local import ensure_admin_token
-from shared.devtools.ports import free_port
+from shared.devtools.local_servers import free_port
 
 
 def test_serve_creates_a_token_and_answers_health(tmp_path: Path):

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from shared.devtools.ports import free_port
+from shared.devtools.local_servers import free_port
 from shared.devtools.template import ROOT
 from tests.support.upstream_stub import StubUpstream
 

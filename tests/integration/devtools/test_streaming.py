@@ -20,7 +20,7 @@ import pytest
 from engram import Config, MemorySettingsUpdate, open_engine
 from engram.domain.models import ApiKeyCreate
 from shared.devtools.layer_lock import CHAT_STREAM, check_lock, read_lock
-from shared.devtools.ports import free_port
+from shared.devtools.local_servers import free_port
 from shared.devtools.template import ROOT, load_template
 from shared.http import create_app
 from tests.support.lambda_support import live_server, load_function

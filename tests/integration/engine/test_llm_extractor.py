@@ -32,8 +32,7 @@ def scripted(model: ScriptedModel) -> ScriptedModel:
 
 @pytest.fixture
 def stub():
-    with StubUpstream("Sounds lovely!") as upstream:
-        upstream.record = False
+    with StubUpstream("Sounds lovely!", record=False) as upstream:
         yield upstream
 
 

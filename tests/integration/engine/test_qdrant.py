@@ -25,7 +25,7 @@ from engram.domain.models import (
     RetrievalRequest,
     Strategy,
 )
-from shared.devtools.ports import free_port
+from shared.devtools.local_servers import free_port
 from shared.http import create_app
 
 SECRET = "qdrant-secret-key-value"

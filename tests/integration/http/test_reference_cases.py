@@ -21,8 +21,7 @@ CASES = json.loads(
 
 @pytest.fixture(scope="module")
 def stub():
-    with StubUpstream("Noted.") as upstream:
-        upstream.record = False
+    with StubUpstream("Noted.", record=False) as upstream:
         yield upstream
 
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from engram import MemorySettingsUpdate, open_engine
 from engram.domain.models import ApiKeyCreate, MemoryQuery
-from shared.devtools.ports import free_port
+from shared.devtools.local_servers import free_port
 from tests.support.http import ADMIN_TOKEN, proxy_app, upstream_config
 from tests.support.lambda_support import live_server
 from tests.support.upstream_stub import StubUpstream
