@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-__all__ = ["resolve"]
+__all__ = ["direction", "resolve"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = (
@@ -22,6 +22,18 @@ _MONTHS = (
 def _add_months(day: date, months: int) -> tuple[int, int]:
     index = day.year * 12 + day.month - 1 + months
     return index // 12, index % 12 + 1
+
+
+def direction(spec: str | None) -> int:
+    """Whether ``spec`` lies ahead (1), behind (-1), or neither or cannot say (0: today,
+    "on Monday", a season, childhood, no spec)."""
+    kind, _, rest = (spec or "").partition(":")
+    if kind in ("d", "m", "y"):
+        count = int(rest) if rest.lstrip("-").isdigit() else 0
+        return (count > 0) - (count < 0)
+    if kind in ("wd", "mo"):
+        return {"next": 1, "last": -1}.get(rest.partition(":")[0], 0)
+    return 0
 
 
 def resolve(spec: str | None, at: datetime) -> str | None:

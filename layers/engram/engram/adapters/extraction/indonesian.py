@@ -14,9 +14,11 @@ from importlib import resources
 
 from engram.adapters.extraction import rx
 from engram.adapters.extraction.common import Step, make_fact
+from engram.adapters.extraction.dates import direction
 from engram.adapters.extraction.indonesian_rules import ID_ADVERBS, ID_RULES
 from engram.adapters.extraction.lexicon import terms_in
 from engram.adapters.extraction.readings import E, F, read_match, who_is
+from engram.adapters.extraction.tables import relative_times
 
 __all__ = ["read_indonesian"]
 
@@ -69,9 +71,7 @@ def _tables() -> _Tables:
     verbs = [(tuple(v.split()), kind) for kind, vs in raw["verbs"].items() for v in vs]
     diet = [(tuple(k.split()), v) for k, v in raw["diet"].items()]
     time = raw["time"]
-    times = [(tuple(k.split()), f"d:{v}") for k, v in time["relative_days"].items()]
-    times += [(tuple(k.split()), f"m:{v}") for k, v in time["relative_months"].items()]
-    times += [(tuple(k.split()), f"y:{v}") for k, v in time["relative_years"].items()]
+    times = relative_times(time)
     return _Tables(
         subjects=frozenset(raw["subjects"]),
         adverbs=_phrases(raw["adverbs"]),
@@ -84,7 +84,7 @@ def _tables() -> _Tables:
         marital=raw["marital"],
         years=frozenset(raw["years"]),
         named=frozenset(raw["named"]),
-        times=tuple(sorted(times, key=lambda v: len(v[0]), reverse=True)),
+        times=tuple(times),
         time_starts=frozenset(n[0] for n, _ in times),
         templates=dict(raw["templates"]),
         weekdays=dict(time["weekdays"]),
@@ -114,13 +114,6 @@ def _named_time(lows: list[str], k: int, t: _Tables) -> tuple[str, int] | None:
 def _clause_end(commas: list[bool], start: int) -> int:
     """The word after the first comma from ``start`` on (the end, without one)."""
     return next((j + 1 for j in range(start, len(commas)) if commas[j]), len(commas))
-
-
-def _ahead(spec: str) -> bool:
-    kind, _, rest = spec.partition(":")
-    if kind in ("d", "m", "y"):
-        return int(rest) > 0
-    return rest.startswith("next")
 
 
 def _starts(lows: list[str], i: int, phrase: tuple[str, ...]) -> bool:
@@ -259,7 +252,7 @@ def _read_life(clause: str) -> list[Step]:
         category = kind
         if kind == "event" and nouns & t.pets:
             category = "pet"  # "baru ambil anak anjing": a pet of one's own
-        if kind == "event" and when and _ahead(when):
+        if kind == "event" and when and direction(when) > 0:
             category = "plan"  # "Desember nanti gue mau mudik": still ahead
         whole = kind in ("event", "work")
         said = " ".join(words[i : _clause_end(commas, i)])

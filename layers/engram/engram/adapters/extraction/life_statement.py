@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 
 from engram.adapters.extraction.common import Step, make_fact
+from engram.adapters.extraction.dates import direction
 from engram.adapters.extraction.facts import slug
 from engram.adapters.extraction.lexicon import terms_in
 from engram.adapters.extraction.life_kinds import category_of, exclusive_of
@@ -167,12 +168,7 @@ def _period(words: list[Word], at: int, limit: int, t: Tables) -> int:
 
 def _ahead(spec: str | None) -> bool:
     """Whether a time spec names a day to come, or a weekday ("on Monday")."""
-    if not spec:
-        return False
-    kind, _, rest = spec.partition(":")
-    if kind in ("d", "m", "y"):
-        return rest.lstrip("-").isdigit() and int(rest) > 0
-    return kind == "wd" or rest.startswith("next:")
+    return direction(spec) > 0 or (spec or "").startswith("wd:")
 
 
 def parse_statement(

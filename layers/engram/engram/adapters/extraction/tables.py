@@ -12,12 +12,21 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["Tables", "tables"]
+__all__ = ["Tables", "relative_times", "tables"]
 
 
 def _phrases(words: list[str]) -> tuple[tuple[str, ...], ...]:
     """Multi-word entries as word tuples, longest first (so "going to" beats "going")."""
     return tuple(sorted((tuple(w.split()) for w in words), key=len, reverse=True))
+
+
+def relative_times(time: dict[str, Any]) -> list[tuple[tuple[str, ...], str]]:
+    """A language's relative time words as (words, spec), longest first: "minggu lalu"
+    -> ``d:-7``, "bulan depan" -> ``m:1``, "geçen yıl" -> ``y:-1``."""
+    found = [(tuple(k.split()), f"d:{v}") for k, v in time["relative_days"].items()]
+    found += [(tuple(k.split()), f"m:{v}") for k, v in time["relative_months"].items()]
+    found += [(tuple(k.split()), f"y:{v}") for k, v in time["relative_years"].items()]
+    return sorted(found, key=lambda f: len(f[0]), reverse=True)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,14 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from engram.adapters.extraction.life_words import is_past, names_people, split_words, time_at
+from engram.adapters.extraction.dates import direction
+from engram.adapters.extraction.life_words import (
+    Word,
+    is_past,
+    names_people,
+    split_words,
+    time_at,
+)
 from engram.adapters.extraction.tables import tables
 
 __all__ = ["INNER_DOT", "clauses", "expand", "restore", "sentences"]
@@ -460,20 +467,20 @@ def _opening_time(text: str) -> tuple[str, bool]:
     if not took or not spec:
         return "", False
     said = text[: words[took - 1].end]
-    kind, _, rest = spec.partition(":")
-    if kind in ("d", "m", "y"):
-        behind = rest.lstrip("-").isdigit() and int(rest) < 0
-    elif kind in ("wd", "mo"):
-        behind = rest.startswith("last:")
-    else:  # childhood, or a season: "last winter", not "next summer"
-        behind = kind == "childhood" or words[0].low == "last"
+    # childhood, or a season: "last winter", not "next summer"
+    behind = (
+        direction(spec) < 0 or spec == "childhood" or (spec == "season" and words[0].low == "last")
+    )
     return said, behind
 
 
-def _time_after(text: str, start: int) -> bool:
-    """Whether a time is said in ``text`` after its first ``start`` characters."""
+# how far into a clause a time of its own is looked for (and a bound on the work)
+_SCANNED = 400
+
+
+def _says_time(words: list[Word]) -> bool:
+    """Whether a time expression starts at any of ``words``."""
     t = tables("en")
-    words = split_words(text[start:400])
     starts = _time_starts()
     return any(
         time_at(words, k, t)[0]
@@ -482,22 +489,10 @@ def _time_after(text: str, start: int) -> bool:
     )
 
 
-def _untimed_past(text: str) -> bool:
-    """Whether a clause tells an event of the user's ("I walked home") and says no time
-    of its own: a time said at the sentence's start is then its time."""
+def _tells_past(words: list[Word]) -> bool:
+    """Whether a clause tells an event of the user's ("I walked home")."""
     t = tables("en")
-    words = split_words(text[:400])  # a clause's own time comes early
-    starts = _time_starts()
-    return (
-        len(words) > 2
-        and words[0].low in t.subjects
-        and is_past(words[1].low, t)
-        and not any(
-            time_at(words, k, t)[0]
-            for k, word in enumerate(words)
-            if word.low in starts or word.low.isdecimal()
-        )
-    )
+    return len(words) > 2 and words[0].low in t.subjects and is_past(words[1].low, t)
 
 
 @cache
@@ -535,11 +530,15 @@ def clauses(sentence: str) -> list[str]:
         said_time, behind = _opening_time(text)
         if said_time:
             opening = said_time if behind else ""  # a later time replaces the first
-        elif opening and _untimed_past(text):
-            # "Last night my phone died and I walked home": the walk was last night too
-            text = f"{opening}, {text}"
-        if opening and _time_after(text, len(said_time or opening)):
-            opening = ""  # "..., and this year I changed jobs": the first time is over
+            if opening and _says_time(split_words(text[len(said_time) : _SCANNED])):
+                opening = ""  # "..., and this year I changed jobs": the first time is over
+        elif opening:
+            words = split_words(text[:_SCANNED])  # a clause's own time comes early
+            if _says_time(words):
+                opening = ""  # the clause's own time, which ends the first one
+            elif _tells_past(words):
+                # "Last night my phone died and I walked home": the walk was last night too
+                text = f"{opening}, {text}"
         # only after "I am ...": "I met a guy, working at the bank" is about the guy
         doing = _PARTICIPLE.search(text) if re.match(r"(?:I\s+am|we\s+are)\s", text, re.I) else None
         if doing:

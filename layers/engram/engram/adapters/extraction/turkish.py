@@ -32,9 +32,11 @@ def read_turkish(clause: str) -> list[Step]:
         return labelled
     steps: list[Step] = []
     parts = re.split(r"\s*,\s*|\s+ve\s+", clause)
+    # "Bir kızım ve bir oğlum var": each of them is had
+    had = len(parts) > 1 and re.search(r"\bvar[.!]?$", parts[-1]) is not None
     for part in parts:
-        if len(parts) > 1 and re.search(r"\bvar[.!]?$", parts[-1]) and not part.endswith("var"):
-            part += " var"  # "Bir kızım ve bir oğlum var": each of them is had
+        if had and not part.endswith("var"):
+            part += " var"
         found = read_turkish_life(part) or _verb_final(part)
         if not found:
             for kind, pattern in rx.able(TR_RULES, part):

@@ -16,12 +16,13 @@ from importlib import resources
 from typing import Any
 
 from engram.adapters.extraction.common import Step, make_fact
-from engram.adapters.extraction.readings import strip_case_suffix, who_is
+from engram.adapters.extraction.dates import direction
+from engram.adapters.extraction.readings import E, F, strip_case_suffix, who_is
+from engram.adapters.extraction.tables import relative_times
 from engram.domain.models import MemoryType
 
 __all__ = ["read_turkish_event", "read_turkish_life"]
 
-F, E = MemoryType.FACTUAL, MemoryType.EPISODIC
 # These statements are short; a longer part is something else, and the bound keeps the
 # reading of a 64 KiB message linear (each part is scanned against every noun form).
 _LONGEST = 24
@@ -54,14 +55,11 @@ def _life() -> _Life:
         for form, stem in forms.items()
     }
     time = raw["time"]
-    times = [(tuple(k.split()), f"d:{v}") for k, v in time["relative_days"].items()]
-    times += [(tuple(k.split()), f"m:{v}") for k, v in time["relative_months"].items()]
-    times += [(tuple(k.split()), f"y:{v}") for k, v in time["relative_years"].items()]
     by_start: dict[str, list[tuple[str, ...]]] = {}
     for form in sorted(owned, key=len, reverse=True):
         by_start.setdefault(form[0], []).append(form)
     times_by_start: dict[str, list[tuple[tuple[str, ...], str]]] = {}
-    for phrase, spec in sorted(times, key=lambda t: len(t[0]), reverse=True):
+    for phrase, spec in relative_times(time):
         times_by_start.setdefault(phrase[0], []).append((phrase, spec))
     kinds = {
         kind: frozenset({*forms.values(), *(f for f in forms if " " not in f)})
@@ -284,7 +282,7 @@ def read_turkish_event(part: str) -> list[Step]:
     lows = [_lower(w) for w in words]
     if when is None or len(lows) < 2:
         return []
-    if future != _ahead(when):
+    if future != (direction(when) > 0):
         return []  # "Dün gideceğim": the time and the verb disagree
     if past and any(low in raw["body"] for low in lows) and _ends_with(lows, raw["hurt"]):
         return _fact("health", E, words, when)
@@ -301,13 +299,6 @@ def _future(low: str, raw: dict[str, Any]) -> bool:
     """Whether a verb speaks of the user's future ("gideceğim", "başlıyorum": said with
     a time ahead, the present is a plan)."""
     return len(low) > 4 and low.endswith(tuple(raw["future_first_person"]))
-
-
-def _ahead(spec: str) -> bool:
-    kind, _, rest = spec.partition(":")
-    if kind in ("d", "m", "y"):
-        return int(rest) > 0
-    return rest.startswith("next")
 
 
 def _role(words: list[str], lows: list[str], raw: dict[str, Any]) -> list[str]:
