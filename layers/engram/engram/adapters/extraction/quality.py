@@ -216,14 +216,19 @@ def _without_place_pointed_at(content: str, lists: _Lists) -> str:
     if len(words) < 4:
         return content
     preposition, determiner, noun = (w.lower().strip(".,!?") for w in words[-3:])
-    if (
-        preposition in lists.prepositions
-        and determiner in lists.determiners
-        and noun in lists.vague_nouns
-        and noun not in lists.adverbial_heads
-    ):
+    if preposition in lists.prepositions and _general(determiner, noun, lists):
         return " ".join(words[:-3])
     return content
+
+
+def _general(determiner: str, noun: str, lists: _Lists) -> bool:
+    """Whether a determiner points at a general word ("that place", "this journey"):
+    "this week", "that moment" are times, which say when."""
+    return (
+        determiner in lists.determiners
+        and noun in lists.vague_nouns
+        and noun not in lists.adverbial_heads
+    )
 
 
 def acceptable(fact: ExtractedFact, clause: str) -> bool:
@@ -434,12 +439,7 @@ def _points_at_nothing(words: list[str], lists: _Lists) -> bool:
             continue
         if w == "that" and k and words[k - 1] not in lists.prepositions:
             continue
-        # "this week", "that moment" are times, which say when
-        if (
-            w in lists.determiners
-            and after in lists.vague_nouns
-            and after not in lists.adverbial_heads
-        ):
+        if _general(w, after, lists):
             return True
         if w in ("the", *lists.determiners) and after in ("one", "ones"):
             return True

@@ -30,7 +30,7 @@ _LONGEST = 24
 
 @dataclass(frozen=True)
 class _Life:
-    owned: dict[tuple[str, ...], tuple[str, str]]  # possessed form -> (kind, stem)
+    owned: dict[tuple[str, ...], str]  # possessed form -> its kind
     # the forms by their first word, longest first ("kız kardeşim" over "kızım")
     owned_by_start: dict[str, tuple[tuple[str, ...], ...]]
     kinds: dict[str, frozenset[str]]  # kind -> its stems and possessed forms, one word
@@ -43,17 +43,14 @@ class _Life:
     ago: tuple[str, ...]
     later: tuple[str, ...]
     from_on: frozenset[str]  # "Nisan'dan itibaren": from April on
+    day_words: frozenset[str]  # "Cumartesi günü": on Saturday
 
 
 @cache
 def _life() -> _Life:
     text = resources.files(__package__).joinpath("data", "tr.json").read_text("utf-8")
     raw = _folded(json.loads(text)["life"])
-    owned = {
-        tuple(form.split()): (kind, stem)
-        for kind, forms in raw["owned"].items()
-        for form, stem in forms.items()
-    }
+    owned = {tuple(form.split()): kind for kind, forms in raw["owned"].items() for form in forms}
     time = raw["time"]
     by_start: dict[str, list[tuple[str, ...]]] = {}
     for form in sorted(owned, key=len, reverse=True):
@@ -78,6 +75,7 @@ def _life() -> _Life:
         ago=tuple(time["ago"]),
         later=tuple(time["later"]),
         from_on=frozenset(time["from_on"]),
+        day_words=frozenset(time["day_words"]),
     )
 
 
@@ -100,12 +98,11 @@ def _folded(value: Any) -> Any:
     return value
 
 
-def _owned_at(lows: list[str], i: int, life: _Life) -> tuple[int, str, str] | None:
-    """The possessed noun at word ``i`` ("kedim", "kız kardeşim"): its length, kind, stem."""
+def _owned_at(lows: list[str], i: int, life: _Life) -> tuple[int, str] | None:
+    """The possessed noun at word ``i`` ("kedim", "kız kardeşim"): its length and kind."""
     for form in life.owned_by_start.get(lows[i], ()):
         if tuple(lows[i : i + len(form)]) == form:
-            kind, stem = life.owned[form]
-            return len(form), kind, stem
+            return len(form), life.owned[form]
     return None
 
 
@@ -135,22 +132,23 @@ def _dated(words: list[str], life: _Life, *, ahead: bool) -> tuple[list[str], st
             ),
             None,
         )
-        bare = _lower(strip_case_suffix(words[k]))
-        month = life.months.get(bare)
-        weekday = life.weekdays.get(bare) or life.weekdays.get(lows[k])
-        span = _span(lows, k, life)
         if hit:
             when = hit[1]
             k += hit[0]
             continue
+        bare = _lower(strip_case_suffix(words[k]))
+        after = lows[k + 1] if k + 1 < len(lows) else ""
+        month = life.months.get(bare)
         if month and "'" in words[k]:  # "Şubat'ta": a month said with its case suffix
             when = f"mo:{'next' if ahead else 'last'}:{month}"
-            k += 2 if lows[k + 1 : k + 2] and lows[k + 1] in life.from_on else 1
+            k += 2 if after in life.from_on else 1
             continue
+        weekday = life.weekdays.get(bare) or life.weekdays.get(lows[k])
         if weekday:  # "Pazartesi", "Cumartesi günü": the next one ahead, else the last
             when = f"wd:{'next' if ahead else 'last'}:{weekday}"
-            k += 2 if lows[k + 1 : k + 2] == ["gunu"] else 1
+            k += 2 if after in life.day_words else 1
             continue
+        span = _span(lows, k, life)
         if span is not None:  # "iki hafta önce", "üç gün sonra"
             when, took = span
             k += took
