@@ -23,13 +23,10 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 import venv
 from pathlib import Path
 
-import httpx
-
-from .local_servers import free_port, stop
+from .local_servers import answering, free_port, stop
 from .template import ROOT
 
 # ENGRAM_LLM_VENV: an environment built before (the build is the slow part)
@@ -64,20 +61,6 @@ def _model_file(python: Path) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _wait(url: str, server: subprocess.Popen[bytes], seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"the model server exited ({server.returncode})")
-        try:
-            if httpx.get(f"{url}/models", timeout=2.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(1.0)
-    raise SystemExit(f"the model server did not answer within {seconds:.0f} s")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=2, help="LoCoMo sessions per conversation")
@@ -106,7 +89,13 @@ def main() -> int:
     log = (LLM_VENV / "server.log").open("wb")
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
     try:
-        _wait(url, server)
+        if not answering(f"{url}/models", server, 120.0, every=1.0, request_timeout=2.0):
+            code = server.poll()
+            raise SystemExit(
+                f"the model server exited ({code})"
+                if code is not None
+                else "the model server did not answer within 120 s"
+            )
         print(f"model server: {MODEL_NAME} at {url} (log: {LLM_VENV}/server.log)", flush=True)
         env = {**os.environ, "ENGRAM_TEST_LLM_URL": url, "ENGRAM_TEST_LLM_MODEL": MODEL_NAME}
         pytest = [sys.executable, "-m", "pytest", "tests/llm", "-p", "no:cacheprovider"]

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import time
 from typing import Any
 
-__all__ = ["free_port", "stop"]
+import httpx
+
+__all__ = ["answering", "free_port", "stop"]
 
 
 def free_port() -> int:
@@ -26,3 +29,27 @@ def stop(process: subprocess.Popen[Any], timeout: float = 10.0) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def answering(
+    url: str,
+    process: subprocess.Popen[Any],
+    seconds: float,
+    *,
+    every: float = 0.1,
+    request_timeout: float = 1.0,
+    headers: dict[str, str] | None = None,
+) -> bool:
+    """Whether a GET of ``url`` succeeds before ``seconds`` pass, asked every ``every``
+    seconds; False as soon as ``process`` has exited (the caller says why it gave up)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        try:
+            if httpx.get(url, headers=headers, timeout=request_timeout).is_success:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(every)
+    return False

@@ -24,9 +24,7 @@ import time
 import zipfile
 from pathlib import Path
 
-import httpx
-
-from .local_servers import free_port, stop
+from .local_servers import answering, free_port, stop
 
 __all__ = ["SQLD_PATH", "SqldServer", "install", "sqld_binary"]
 
@@ -135,16 +133,11 @@ class SqldServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"sqld exited with {self.process.returncode}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=0.5).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.02)
+        health = f"{self.url}/health"
+        if answering(health, self.process, timeout_s, every=0.02, request_timeout=0.5):
+            return self
+        if self.process.poll() is not None:
+            raise RuntimeError(f"sqld exited with {self.process.returncode}")
         self.stop()
         raise RuntimeError(f"sqld did not answer /health within {timeout_s} s")
 

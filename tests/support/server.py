@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from shared.devtools.local_servers import free_port, stop
+from shared.devtools.local_servers import answering, free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "reliability-admin-token"
@@ -64,16 +63,9 @@ def engram_server(tmp: Path, **environment: str) -> Iterator[Server]:
         )
     server = Server(f"http://127.0.0.1:{port}", TOKEN, process, log)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{server.base}/api/memory/health", headers=server.admin).is_success:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"engram serve did not start:\n{log.read_text()[-2000:]}")
-            time.sleep(0.1)
+        health = f"{server.base}/api/memory/health"
+        if not answering(health, process, 60, request_timeout=5.0, headers=server.admin):
+            raise RuntimeError(f"engram serve did not start:\n{log.read_text()[-2000:]}")
         yield server
     finally:
         stop(process, timeout=15)
