@@ -407,6 +407,9 @@ def main() -> None:
         "--judgments", type=Path, default=None, help="judged facts to score this run with"
     )
     args = parser.parse_args()
+    for given in (args.judged, args.judgments):
+        if given is not None and not given.is_file():
+            parser.error(f"no such file: {given}")
     if args.judged:
         judged(args.judged)
         return

@@ -44,7 +44,11 @@ def main() -> None:
     parser.add_argument("--lang", default="tr")
     parser.add_argument("--verbose", action="store_true", help="every message, what was stored")
     args = parser.parse_args()
-    cases = json.loads((ROOT / "bench" / "data" / f"everyday_{args.lang}.json").read_text())
+    path = ROOT / "bench" / "data" / f"everyday_{args.lang}.json"
+    if not path.is_file():
+        sets = sorted(p.stem.removeprefix("everyday_") for p in path.parent.glob("everyday_*.json"))
+        parser.error(f"no set {args.lang!r}; the sets are: {', '.join(sets)}")
+    cases = json.loads(path.read_text())
     expected = found = stored = wrong = 0
     for case in cases["cases"]:
         facts = [(f.category, f.content, f.when) for f in extract(case["text"], AT).facts]
